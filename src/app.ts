@@ -1,0 +1,80 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import { TokenSigner } from './auth/tokens.js';
+import { registerResourceRoutes } from './engine/routes.js';
+import { authenticate } from './http/authenticate.js';
+import { errorHandler } from './http/error-handler.js';
+import { sendDocument } from './http/send-document.js';
+import { ApiError, badRequest } from './jsonapi/errors.js';
+import type { Logger } from './log.js';
+import { resources } from './resources/index.js';
+import type { Store } from './store/database.js';
+
+export interface AppDependencies {
+  config: Config;
+  store: Store;
+  signingKey: string;
+  log: Logger;
+}
+
+const maxBodyBytes = 1024 * 1024;
+
+/** Assembles the HTTP service: parsing, errors, health, authentication, then the resources. */
+export function buildApp({ config, store, signingKey, log }: AppDependencies): FastifyInstance {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: maxBodyBytes,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
+    return503OnClosing: true,
+  });
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(['application/vnd.api+json', 'application/json'], { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    // A DELETE or GET that carries a Content-Type and no body is fine; an empty write is caught later.
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    try {
+      done(null, JSON.parse(text));
+    } catch (error) {
+      done(badRequest('malformed_json', `The request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`));
+    }
+  });
+
+  app.setErrorHandler(errorHandler(log));
+  app.setNotFoundHandler((request, reply) => {
+    const error = new ApiError(404, { code: 'not_found', detail: `No endpoint ${request.method} ${request.url.split('?')[0] ?? ''}.` });
+    void sendDocument(reply, 404, error.toDocument());
+  });
+
+  app.addHook('onResponse', (request, reply, done) => {
+    log.info({
+      method: request.method,
+      path: request.url.split('?')[0],
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 100) / 100,
+    });
+    done();
+  });
+
+  app.get('/healthz', (_request, reply) => reply.send({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    try {
+      await store.ping();
+      return await reply.send({ status: 'ok' });
+    } catch {
+      return reply.code(503).send({ status: 'unavailable', detail: 'the database is not reachable' });
+    }
+  });
+
+  const signer = new TokenSigner(signingKey, config.adminGroup);
+  void app.register((api, _options, done) => {
+    api.decorateRequest('caller', undefined);
+    api.addHook('onRequest', authenticate(signer));
+    registerResourceRoutes(api, resources, store);
+    done();
+  });
+  return app;
+}

@@ -1,0 +1,74 @@
+import type { ExpressionNode } from '@rsql/ast';
+import type { IncludeTree } from '../jsonapi/query.js';
+import { compileFilter } from '../jsonapi/rsql.js';
+import type { Row } from '../store/database.js';
+import type { ResourceDeclaration } from './declaration.js';
+import { findVisibleWhere, type QueryScope } from './records.js';
+
+export interface IncludedRecord {
+  resource: ResourceDeclaration;
+  row: Row;
+}
+
+export interface IncludeResult {
+  /** Related records to put in `included`, keyed by `type:id` so each appears once. */
+  included: Map<string, IncludedRecord>;
+  /** Ids of each included to-many relationship, keyed by the owner's `type:id`. */
+  toMany: Map<string, Record<string, string[]>>;
+}
+
+export const recordKey = (type: string, id: unknown) => `${type}:${String(id)}`;
+
+/**
+ * Loads the records an `include` asks for, one query per relationship and level, whatever the
+ * number of rows. Related records go through the same visibility predicate as any read, and a
+ * `filter[TYPE]` narrows the included lists of that type.
+ */
+export async function loadIncluded(
+  scope: QueryScope,
+  resource: ResourceDeclaration,
+  rows: readonly Row[],
+  tree: IncludeTree,
+  filtersByType: ReadonlyMap<string, ExpressionNode>,
+  result: IncludeResult = { included: new Map(), toMany: new Map() },
+): Promise<IncludeResult> {
+  for (const [name, subtree] of Object.entries(tree)) {
+    const relationship = resource.relationships[name];
+    const target = relationship === undefined ? undefined : scope.resources.get(relationship.type);
+    if (relationship === undefined || target === undefined || rows.length === 0) continue;
+    let related: Row[];
+    if (relationship.kind === 'toOne') {
+      const ids = rows.map((row) => row[relationship.column]).filter((id): id is string => typeof id === 'string');
+      related = await findVisibleWhere(scope, target, 'id', ids);
+    } else {
+      const filter = filtersByType.get(target.type);
+      const extra =
+        filter === undefined
+          ? []
+          : [compileFilter(filter, target, 'r', { resources: scope.resources, dialect: scope.dialect, parameter: `filter[${target.type}]` })];
+      related = await findVisibleWhere(
+        scope,
+        target,
+        relationship.column,
+        rows.map((row) => String(row.id)),
+        extra,
+      );
+      const byOwner = new Map<string, string[]>();
+      for (const r of related) {
+        const owner = String(r[relationship.column]);
+        const ids = byOwner.get(owner);
+        if (ids === undefined) byOwner.set(owner, [String(r.id)]);
+        else ids.push(String(r.id));
+      }
+      for (const row of rows) {
+        const key = recordKey(resource.type, row.id);
+        const links = result.toMany.get(key) ?? {};
+        links[name] = byOwner.get(String(row.id)) ?? [];
+        result.toMany.set(key, links);
+      }
+    }
+    for (const row of related) result.included.set(recordKey(target.type, row.id), { resource: target, row });
+    await loadIncluded(scope, target, related, subtree, filtersByType, result);
+  }
+  return result;
+}

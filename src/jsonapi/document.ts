@@ -1,0 +1,71 @@
+import { createHash } from 'node:crypto';
+import type { Page } from './query.js';
+import type { ResourceObject } from './serialize.js';
+
+export const mediaType = 'application/vnd.api+json';
+
+export interface ListDocument {
+  data: ResourceObject[];
+  included?: ResourceObject[];
+  meta?: { page: { number: number; limit: number; totalPages?: number; totalRecords?: number } };
+  links: Record<string, string>;
+}
+
+/**
+ * A list document. `meta.page` is given only when the client sent a page parameter (what Elide
+ * clients expect); links to other pages keep the client's paging style and are given where known.
+ */
+export function listDocument(
+  data: ResourceObject[],
+  included: ResourceObject[] | undefined,
+  page: Page,
+  hasMore: boolean,
+  total: number | undefined,
+  path: string,
+  query: Record<string, string | string[] | undefined>,
+): ListDocument {
+  const number = Math.floor(page.offset / page.limit) + 1;
+  const document: ListDocument = { data, links: {} };
+  if (included !== undefined) document.included = included;
+  const totalPages = total === undefined ? undefined : Math.max(1, Math.ceil(total / page.limit));
+  if (page.requested) {
+    document.meta = { page: { number, limit: page.limit } };
+    if (total !== undefined && totalPages !== undefined) {
+      document.meta.page.totalPages = totalPages;
+      document.meta.page.totalRecords = total;
+    }
+  }
+
+  const link = (offset: number): string => {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) {
+      if (key.startsWith('page[') && key !== 'page[totals]') continue;
+      if (typeof value === 'string') params.append(key, value);
+    }
+    if (page.style === 'offset') {
+      params.set('page[offset]', String(offset));
+      params.set('page[limit]', String(page.limit));
+    } else {
+      params.set('page[number]', String(Math.floor(offset / page.limit) + 1));
+      params.set('page[size]', String(page.limit));
+    }
+    return `${path}?${params.toString().replace(/%5B/g, '[').replace(/%5D/g, ']')}`;
+  };
+  document.links.self = link(page.offset);
+  document.links.first = link(0);
+  if (page.offset > 0) document.links.prev = link(Math.max(0, page.offset - page.limit));
+  if (hasMore) document.links.next = link(page.offset + page.limit);
+  if (totalPages !== undefined) document.links.last = link((totalPages - 1) * page.limit);
+  return document;
+}
+
+/** A strong validator of a record's full representation, for ETag, If-Match and If-None-Match. */
+export function entityTag(resource: ResourceObject): string {
+  return `"${createHash('sha256').update(JSON.stringify(resource)).digest('base64url').slice(0, 27)}"`;
+}
+
+/** Whether an If-Match or If-None-Match header names the current entity tag. */
+export function tagMatches(header: string, current: string): boolean {
+  if (header.trim() === '*') return true;
+  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === current);
+}

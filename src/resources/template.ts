@@ -1,0 +1,20 @@
+import { defineResource, text, toOne } from '../engine/declaration.js';
+
+const maxTemplateBytes = 256 * 1024;
+
+export const template = defineResource({
+  type: 'template',
+  table: 'template',
+  parent: { type: 'organization', relationship: 'organization' },
+  attributes: {
+    name: text({ required: true, max: 128 }),
+    description: text({ max: 512 }),
+    version: text({ max: 128 }),
+    // By convention base64 of a YAML flow; stored and returned byte for byte, never interpreted here.
+    tcl: text({ required: true, max: maxTemplateBytes, maxBytes: maxTemplateBytes }),
+  },
+  relationships: {
+    organization: toOne('organization', 'organization_id'),
+  },
+  write: { capability: 'manageTemplate' },
+});

@@ -1,0 +1,15 @@
+import { sql, type Expression } from 'kysely';
+import type { Dialect } from '../database.js';
+
+/**
+ * Column types that behave the same on both stores.
+ *
+ * Text compares and sorts in binary order on both: SQLite does so by default, PostgreSQL needs the
+ * "C" collation (its database default follows the locale). Timestamps are ISO 8601 UTC text with
+ * milliseconds, which sorts chronologically as text. Booleans are 0/1 integers, because
+ * better-sqlite3 cannot bind JavaScript booleans.
+ */
+export function columnTypes(dialect: Dialect): { text: Expression<unknown> | 'text'; timestamp: Expression<unknown> | 'text' } {
+  const text = dialect === 'postgres' ? sql`text collate "C"` : 'text';
+  return { text, timestamp: text };
+}

@@ -1,0 +1,226 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { TokenSigner } from '../src/auth/tokens.ts';
+
+/** The stores every test runs on; STRATUM_TEST_STORES=sqlite (or postgres) narrows a local run. */
+export type StoreKind = 'sqlite' | 'postgres';
+export const storeKinds: StoreKind[] = (process.env.STRATUM_TEST_STORES ?? 'sqlite,postgres')
+  .split(',')
+  .map((s) => s.trim())
+  .filter((s): s is StoreKind => s === 'sqlite' || s === 'postgres');
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const serverScript = path.join(root, 'dist', 'server.js');
+export const cliScript = path.join(root, 'dist', 'cli.js');
+const postgresBase = process.env.STRATUM_TEST_POSTGRES ?? `postgres://${os.userInfo().username}@127.0.0.1:5432/test`;
+
+export const adminGroup = 'STRATUM_ADMIN';
+
+export interface Response {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed body, or undefined when it is empty. */
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read response documents of every shape
+}
+
+export interface RequestOptions {
+  token?: string | null;
+  body?: unknown;
+  /** A raw body sent as is, for malformed documents. */
+  raw?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+/** A server process of the built service on its own store, and the means to talk to it. */
+export class TestServer {
+  url = '';
+  readonly logs: string[] = [];
+  private child: ChildProcess | undefined;
+  private readonly signer: TokenSigner;
+  readonly adminToken: string;
+
+  private constructor(
+    readonly kind: StoreKind,
+    readonly env: Record<string, string>,
+    private readonly cleanup: () => Promise<void>,
+    adminToken: string,
+    signer: TokenSigner,
+  ) {
+    this.adminToken = adminToken;
+    this.signer = signer;
+  }
+
+  /** Starts a server on a new, empty store of the given kind. */
+  static async start(kind: StoreKind, extraEnv: Record<string, string> = {}): Promise<TestServer> {
+    const tokenKey = randomBytes(32).toString('base64url');
+    const env: Record<string, string> = {
+      PORT: '0',
+      HOST: '127.0.0.1',
+      STRATUM_TOKEN_KEY: tokenKey,
+      STRATUM_LOG_LEVEL: 'info',
+      ...extraEnv,
+    };
+    let cleanup: () => Promise<void>;
+    if (kind === 'sqlite') {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratum-test-'));
+      env.STRATUM_DATA_DIR = dataDir;
+      cleanup = () => fs.promises.rm(dataDir, { recursive: true, force: true });
+    } else {
+      const database = await createDatabase();
+      env.DATABASE_URL = database.url;
+      env.STRATUM_DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'stratum-test-pg-'));
+      cleanup = async () => {
+        await database.drop();
+        fs.rmSync(env.STRATUM_DATA_DIR ?? '', { recursive: true, force: true });
+      };
+    }
+    const signer = new TokenSigner(tokenKey, env.STRATUM_ADMIN_GROUP ?? adminGroup);
+    const { token } = await signer.sign({ subject: 'admin@example.com', email: 'admin@example.com', groups: [adminGroup], ttlSeconds: 3600 });
+    const server = new TestServer(kind, env, cleanup, token, signer);
+    await server.spawn();
+    return server;
+  }
+
+  /** Starts the server process on this server's store; resolves once it listens. */
+  async spawn(): Promise<void> {
+    const child = spawn(process.execPath, [serverScript], {
+      env: { ...process.env, ...this.env, DATABASE_URL: this.env.DATABASE_URL ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    const stderr: string[] = [];
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+    this.url = await new Promise<string>((resolve, reject) => {
+      let buffered = '';
+      const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr.join('')}`)), 20000);
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString();
+        let newline: number;
+        while ((newline = buffered.indexOf('\n')) >= 0) {
+          const line = buffered.slice(0, newline);
+          buffered = buffered.slice(newline + 1);
+          this.logs.push(line);
+          const address = /"address":"([^"]+)"/.exec(line)?.[1];
+          if (address !== undefined) {
+            clearTimeout(timer);
+            resolve(address);
+          }
+        }
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`server exited with ${String(code)}: ${stderr.join('')}`));
+      });
+    });
+  }
+
+  /** A token signed with this server's key. */
+  async token(claims: { subject?: string; email?: string; groups?: string[]; ttlSeconds?: number } = {}): Promise<string> {
+    const subject = claims.subject ?? `user-${randomUUID()}@example.com`;
+    const { token } = await this.signer.sign({
+      subject,
+      email: claims.email ?? subject,
+      groups: claims.groups ?? [],
+      ttlSeconds: claims.ttlSeconds ?? 3600,
+    });
+    return token;
+  }
+
+  async request(method: string, urlPath: string, options: RequestOptions = {}): Promise<Response> {
+    const headers: Record<string, string> = { ...options.headers };
+    const token = options.token === undefined ? this.adminToken : options.token;
+    if (token !== null) headers.authorization ??= `Bearer ${token}`;
+    let body: string | Buffer | undefined = options.raw;
+    if (options.body !== undefined) body = JSON.stringify(options.body);
+    if (body !== undefined) headers['content-type'] ??= 'application/vnd.api+json';
+    const response = await fetch(`${this.url}${urlPath}`, { method, headers, body: body ?? null });
+    const text = await response.text();
+    let parsed: unknown;
+    if (text !== '') {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+    }
+    return { status: response.status, headers: response.headers, text, body: parsed };
+  }
+
+  get = (urlPath: string, options?: RequestOptions) => this.request('GET', urlPath, options);
+  post = (urlPath: string, body: unknown, options?: RequestOptions) => this.request('POST', urlPath, { ...options, body });
+  patch = (urlPath: string, body: unknown, options?: RequestOptions) => this.request('PATCH', urlPath, { ...options, body });
+  delete = (urlPath: string, options?: RequestOptions) => this.request('DELETE', urlPath, options);
+
+  /** Stops the process with SIGKILL, as a crash would. */
+  async kill(): Promise<void> {
+    await this.signal('SIGKILL');
+  }
+
+  async stop(): Promise<void> {
+    await this.signal('SIGTERM');
+    await this.cleanup();
+  }
+
+  private async signal(signal: NodeJS.Signals): Promise<void> {
+    const child = this.child;
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill(signal);
+    });
+  }
+}
+
+/** A PostgreSQL database of its own for one server, so test files can run in parallel. */
+async function createDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `stratum_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: postgresBase });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(postgresBase);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: postgresBase });
+      await client.connect();
+      try {
+        await client.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+/** Body of a create or update document. */
+export function resourceDocument(type: string, attributes: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  return { data: { type, attributes, ...extra } };
+}
+
+/** Creates an organization as an administrator and returns its id. */
+export async function createOrganization(server: TestServer, attributes: Record<string, unknown> = {}): Promise<string> {
+  const response = await server.post('/api/v1/organization', resourceDocument('organization', { name: `org-${randomUUID()}`, ...attributes }));
+  if (response.status !== 201) throw new Error(`creating an organization answered ${response.status}: ${response.text}`);
+  return response.body.data.id as string;
+}
+
+/** Creates a template in an organization and returns its id. */
+export async function createTemplate(server: TestServer, organizationId: string, attributes: Record<string, unknown> = {}): Promise<string> {
+  const response = await server.post(
+    `/api/v1/organization/${organizationId}/template`,
+    resourceDocument('template', { name: `template-${randomUUID()}`, tcl: Buffer.from('flow: []\n').toString('base64'), ...attributes }),
+  );
+  if (response.status !== 201) throw new Error(`creating a template answered ${response.status}: ${response.text}`);
+  return response.body.data.id as string;
+}

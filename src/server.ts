@@ -21,13 +21,23 @@ async function main(): Promise<void> {
     void app
       .close()
       .then(() => store.close())
-      .then(() => log.flush())
-      .finally(() => process.exit(0));
+      .then(() => {
+        log.flush();
+      })
+      .finally(() => {
+        process.exit(0);
+      });
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => {
+    stop('SIGTERM');
+  });
+  process.on('SIGINT', () => {
+    stop('SIGINT');
+  });
   // A failure that escapes a request must not take the service down with it.
-  process.on('unhandledRejection', (reason) => log.error({ err: reason }, 'unhandled rejection'));
+  process.on('unhandledRejection', (reason) => {
+    log.error({ err: reason }, 'unhandled rejection');
+  });
 
   const address = await app.listen({ port: config.port, host: config.host });
   log.info({ address, store: store.dialect, dataDir: store.dialect === 'sqlite' ? config.dataDir : undefined }, 'listening');

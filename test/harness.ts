@@ -67,7 +67,11 @@ export class TestServer {
       ...extraEnv,
     };
     let cleanup: () => Promise<void>;
-    if (kind === 'sqlite') {
+    if (extraEnv.STRATUM_DATA_DIR !== undefined || extraEnv.DATABASE_URL !== undefined) {
+      // Another server's store: that server owns it and cleans it up.
+      env.STRATUM_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), 'stratum-test-'));
+      cleanup = () => Promise.resolve();
+    } else if (kind === 'sqlite') {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratum-test-'));
       env.STRATUM_DATA_DIR = dataDir;
       cleanup = () => fs.promises.rm(dataDir, { recursive: true, force: true });

@@ -18,7 +18,7 @@ export function fromColumn(attribute: Attribute, value: unknown): string | boole
     case 'integer':
       return Number(value);
     default:
-      return String(value);
+      return typeof value === 'string' ? value : JSON.stringify(value);
   }
 }
 

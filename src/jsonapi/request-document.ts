@@ -57,7 +57,7 @@ export function parseResourceDocument(body: unknown, resource: ResourceDeclarati
     const pointer = `/data/attributes/${name}`;
     if (Object.hasOwn(attributes, name)) {
       const value = readValue(attribute, attributes[name], pointer, problems);
-      if (value !== undefined) values[name] = value;
+      if (value !== invalid) values[name] = value;
     } else if (mode.action === 'create') {
       if (attribute.kind === 'text' || attribute.kind === 'enum' ? attribute.required : false) {
         problems.push({ code: 'required', detail: `${name} is required.`, pointer });
@@ -132,17 +132,20 @@ function readRelationships(
   return links;
 }
 
-/** Checks one attribute value; undefined means "leave as is" after a reported problem. */
+/** Marks a value that failed its checks; the problem is already reported. */
+const invalid = Symbol('invalid');
+
+/** Checks one attribute value against its declaration. */
 function readValue(
   attribute: Attribute,
   value: unknown,
   pointer: string,
   problems: Problem[],
-): string | boolean | number | null | undefined {
+): string | boolean | number | null | typeof invalid {
   const name = pointer.slice(pointer.lastIndexOf('/') + 1);
-  const report = (code: string, detail: string) => {
+  const report = (code: string, detail: string): typeof invalid => {
     problems.push({ code, detail, pointer });
-    return undefined;
+    return invalid;
   };
   switch (attribute.kind) {
     case 'text': {
@@ -184,7 +187,7 @@ function readValue(
       return value;
     }
     case 'timestamp':
-      return undefined;
+      return invalid;
   }
 }
 

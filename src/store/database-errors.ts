@@ -34,7 +34,8 @@ export function classifyDatabaseError(error: unknown): DatabaseFailure | undefin
   const code = (error as Error & { code?: unknown }).code;
   if (code === '23505') {
     // "Key (organization_id, name)=(..., x) already exists."
-    const detail = String((error as Error & { detail?: unknown }).detail ?? '');
+    const raw = (error as Error & { detail?: unknown }).detail;
+    const detail = typeof raw === 'string' ? raw : '';
     const match = /^Key \((.+?)\)=/.exec(detail);
     return { kind: 'unique', columns: match?.[1] === undefined ? [] : match[1].split(',').map((c) => c.trim().replace(/"/g, '')) };
   }

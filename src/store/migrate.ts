@@ -19,6 +19,6 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect): P
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`database migration ${failed} failed: ${String(error)}`, { cause: error });
+    throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : 'unknown error'}`, { cause: error });
   }
 }

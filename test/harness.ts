@@ -69,7 +69,7 @@ export class TestServer {
     let cleanup: () => Promise<void>;
     if (extraEnv.STRATUM_DATA_DIR !== undefined || extraEnv.DATABASE_URL !== undefined) {
       // Another server's store: that server owns it and cleans it up.
-      env.STRATUM_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), 'stratum-test-'));
+      if (env.STRATUM_DATA_DIR === undefined) env.STRATUM_DATA_DIR = fs.mkdtempSync(path.join(os.tmpdir(), 'stratum-test-'));
       cleanup = () => Promise.resolve();
     } else if (kind === 'sqlite') {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratum-test-'));
@@ -139,10 +139,10 @@ export class TestServer {
   async request(method: string, urlPath: string, options: RequestOptions = {}): Promise<Response> {
     const headers: Record<string, string> = { ...options.headers };
     const token = options.token === undefined ? this.adminToken : options.token;
-    if (token !== null) headers.authorization ??= `Bearer ${token}`;
+    if (token !== null && headers.authorization === undefined) headers.authorization = `Bearer ${token}`;
     let body: string | Buffer | undefined = options.raw;
     if (options.body !== undefined) body = JSON.stringify(options.body);
-    if (body !== undefined) headers['content-type'] ??= 'application/vnd.api+json';
+    if (body !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/vnd.api+json';
     const response = await fetch(`${this.url}${urlPath}`, { method, headers, body: body ?? null });
     const text = await response.text();
     let parsed: unknown;
@@ -182,7 +182,7 @@ export class TestServer {
 }
 
 /** A PostgreSQL database of its own for one server, so test files can run in parallel. */
-async function createDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function createDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `stratum_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: postgresBase });
   await admin.connect();

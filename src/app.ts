@@ -1,9 +1,13 @@
+import fs from 'node:fs';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { TokenSigner } from './auth/tokens.js';
 import { registerResourceRoutes } from './engine/routes.js';
 import { authenticate } from './http/authenticate.js';
 import { errorHandler } from './http/error-handler.js';
+import { openApiDocument } from './http/openapi.js';
 import { sendDocument } from './http/send-document.js';
 import { ApiError, badRequest } from './jsonapi/errors.js';
 import type { Logger } from './log.js';
@@ -69,6 +73,12 @@ export function buildApp({ config, store, signingKey, log }: AppDependencies): F
     }
   });
 
+  // The API description is public, like the health checks: generated once from the declarations.
+  const openApi = openApiDocument(resources, packageVersion());
+  app.get('/api/openapi.json', (_request, reply) => reply.send(openApi));
+  void app.register(swagger, { mode: 'static', specification: { document: openApi as never } });
+  void app.register(swaggerUi, { routePrefix: '/api/docs' });
+
   const signer = new TokenSigner(signingKey, config.adminGroup);
   void app.register((api, _options, done) => {
     api.decorateRequest('caller', undefined);
@@ -77,4 +87,9 @@ export function buildApp({ config, store, signingKey, log }: AppDependencies): F
     done();
   });
   return app;
+}
+
+function packageVersion(): string {
+  const manifest = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
+  return manifest.version ?? '0.0.0';
 }

@@ -18,7 +18,7 @@ import {
 export const apiPrefix = '/api/v1';
 
 /** The resources from the organization down to `resource`'s parent, in path order. */
-function ancestorsOf(resource: ResourceDeclaration, resources: Resources): ResourceDeclaration[] {
+export function ancestorsOf(resource: ResourceDeclaration, resources: Resources): ResourceDeclaration[] {
   const chain: ResourceDeclaration[] = [];
   let parentType = resource.parent?.type;
   while (parentType !== undefined) {
@@ -30,17 +30,23 @@ function ancestorsOf(resource: ResourceDeclaration, resources: Resources): Resou
   return chain;
 }
 
+/** Where a resource is mounted: its collection path and its record path, nested under its parents. */
+export function resourcePaths(resource: ResourceDeclaration, resources: Resources): { collection: string; record: string } {
+  const base = ancestorsOf(resource, resources)
+    .map((a) => `/${a.type}/:${idParameter(a)}`)
+    .join('');
+  const collection = `${apiPrefix}${base}/${resource.type}`;
+  return { collection, record: `${collection}/:${idParameter(resource)}` };
+}
+
 /**
  * Mounts every declared resource: the list and create operations on its collection path, and read,
- * update and delete on its record path, nested under its parents (`/organization/:organizationId/template`).
+ * update and delete on its record path (`/organization/:organizationId/template/:templateId`).
  */
 export function registerResourceRoutes(app: FastifyInstance, resources: Resources, store: Store): void {
   for (const resource of resources.values()) {
-    const ancestors = ancestorsOf(resource, resources);
-    const endpoint: Endpoint = { resource, ancestors, resources, store };
-    const base = ancestors.map((a) => `/${a.type}/:${idParameter(a)}`).join('');
-    const collection = `${apiPrefix}${base}/${resource.type}`;
-    const record = `${collection}/:${idParameter(resource)}`;
+    const endpoint: Endpoint = { resource, ancestors: ancestorsOf(resource, resources), resources, store };
+    const { collection, record } = resourcePaths(resource, resources);
     const route = (handler: (e: Endpoint, r: HandlerRequest) => Promise<HandlerResponse>) =>
       (request: FastifyRequest, reply: FastifyReply) => handler(endpoint, toHandlerRequest(request)).then((r) => send(reply, r));
     app.get(collection, route(listRecords));

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { storeKinds, TestServer } from './harness.ts';
+
+for (const kind of storeKinds) {
+  describe(`API description (${kind})`, () => {
+    let server: TestServer;
+    before(async () => {
+      server = await TestServer.start(kind);
+    });
+    after(async () => {
+      await server.stop();
+    });
+
+    it('serves an OpenAPI 3.1 document generated from the declarations, without a token', async () => {
+      const response = await server.get('/api/openapi.json', { token: null });
+      assert.equal(response.status, 200);
+      assert.equal(response.body.openapi, '3.1.0');
+      const paths = response.body.paths;
+      assert.deepEqual(Object.keys(paths['/api/v1/organization']).sort(), ['get', 'parameters', 'post']);
+      assert.deepEqual(Object.keys(paths['/api/v1/organization/{organizationId}/template/{templateId}']).sort(), [
+        'delete',
+        'get',
+        'parameters',
+        'patch',
+      ]);
+      const attributes = response.body.components.schemas.templateAttributes.properties;
+      assert.deepEqual(attributes.description.type, ['string', 'null']);
+      assert.equal(attributes.createdDate.readOnly, true);
+      assert.deepEqual(response.body.components.schemas.organizationAttributes.properties.executionMode.enum, ['remote', 'local']);
+    });
+
+    it('serves the docs page from installed assets, without a token and without a CDN', async () => {
+      const page = await server.get('/api/docs/', { token: null });
+      assert.equal(page.status, 200);
+      assert.match(page.text, /<title>Swagger UI<\/title>/);
+      assert.doesNotMatch(page.text, /<script[^>]+src="https?:/);
+      const script = await server.get('/api/docs/static/swagger-ui-bundle.js', { token: null });
+      assert.equal(script.status, 200);
+    });
+  });
+}

@@ -125,6 +125,24 @@ function includedObjects(query: ReadQuery, include: IncludeResult, primary: Set<
   return objects;
 }
 
+/** A document of one record, with what its `include` asks for. */
+async function singleDocument(
+  scope: QueryScope,
+  query: ReadQuery,
+  resource: ResourceDeclaration,
+  row: Row,
+): Promise<{ data: ResourceObject; included?: ResourceObject[] }> {
+  const include = await loadIncluded(scope, resource, [row], query.include, new Map());
+  const document: { data: ResourceObject; included?: ResourceObject[] } = { data: serializeWithIncludes(query, include, resource, row) };
+  if (Object.keys(query.include).length > 0) {
+    document.included = includedObjects(query, include, new Set([recordKey(resource.type, row.id)]));
+  }
+  return document;
+}
+
+/** Serialization options of a record's full representation, the one its ETag is computed from. */
+const plain = { fields: undefined, toMany: undefined };
+
 export async function listRecords(endpoint: Endpoint, request: HandlerRequest): Promise<HandlerResponse> {
   const { resource } = endpoint;
   const query = parseListQuery(request.query, resource, endpoint.resources);
@@ -154,16 +172,9 @@ export async function readRecord(endpoint: Endpoint, request: HandlerRequest): P
   const query = parseReadQuery(request.query, resource, endpoint.resources);
   const scope = scopeOf(endpoint, request.caller);
   const { row } = await resolveRecord(endpoint, scope, request.params);
-  const tag = entityTag(toResourceObject(resource, row, { fields: undefined, toMany: undefined }));
+  const tag = entityTag(toResourceObject(resource, row, plain));
   if (request.ifNoneMatch !== undefined && tagMatches(request.ifNoneMatch, tag)) return { status: 304, headers: { etag: tag } };
-  const include = await loadIncluded(scope, resource, [row], query.include, new Map());
-  const body: { data: ResourceObject; included?: ResourceObject[] } = {
-    data: serializeWithIncludes(query, include, resource, row),
-  };
-  if (Object.keys(query.include).length > 0) {
-    body.included = includedObjects(query, include, new Set([recordKey(resource.type, row.id)]));
-  }
-  return { status: 200, body, headers: { etag: tag } };
+  return { status: 200, body: await singleDocument(scope, query, resource, row), headers: { etag: tag } };
 }
 
 export async function createRecord(endpoint: Endpoint, request: HandlerRequest): Promise<HandlerResponse> {
@@ -191,52 +202,57 @@ export async function createRecord(endpoint: Endpoint, request: HandlerRequest):
     return findVisible(scope, resource, id, trx);
   });
   if (row === undefined) throw notFound(resource.type, id);
-  const scope = scopeOf(endpoint, request.caller);
-  const include = await loadIncluded(scope, resource, [row], query.include, new Map());
-  const data = serializeWithIncludes(query, include, resource, row);
-  const body: { data: ResourceObject; included?: ResourceObject[] } = { data };
-  if (Object.keys(query.include).length > 0) body.included = includedObjects(query, include, new Set([recordKey(resource.type, id)]));
-  const tag = entityTag(toResourceObject(resource, row, { fields: undefined, toMany: undefined }));
-  return { status: 201, body, headers: { location: `${request.path}/${id}`, etag: tag } };
+  const body = await singleDocument(scopeOf(endpoint, request.caller), query, resource, row);
+  return { status: 201, body, headers: { location: `${request.path}/${id}`, etag: entityTag(toResourceObject(resource, row, plain)) } };
 }
 
 export async function updateRecord(endpoint: Endpoint, request: HandlerRequest): Promise<HandlerResponse> {
-  const { resource } = endpoint;
-  parseReadQuery(request.query, resource, endpoint.resources);
-  await inTransaction(endpoint, async (trx) => {
-    const scope = scopeOf(endpoint, request.caller, trx);
-    const { row, ancestors } = await resolveRecord(endpoint, scope, request.params);
-    await authorizeWrite(endpoint, scope, organizationOf(ancestors, row));
-    checkPrecondition(resource, row, request.ifMatch);
-    const input = parseResourceDocument(request.body, resource, { action: 'update', id: String(row.id) });
+  await changeRecord(endpoint, request, async ({ trx, scope, row, ancestors }) => {
+    const input = parseResourceDocument(request.body, endpoint.resource, { action: 'update', id: String(row.id) });
     const values: Row = {
-      ...toColumns(resource, input.attributes),
+      ...toColumns(endpoint.resource, input.attributes),
       ...(await linkColumns(endpoint, scope, input, ancestors, row)),
       updated_by: auditName(request.caller),
       updated_date: new Date().toISOString(),
     };
-    await trx.updateTable(resource.table).set(values).where('id', '=', row.id).execute();
+    await trx.updateTable(endpoint.resource.table).set(values).where('id', '=', row.id).execute();
   });
   return { status: 204 };
 }
 
 export async function deleteRecord(endpoint: Endpoint, request: HandlerRequest): Promise<HandlerResponse> {
-  const { resource } = endpoint;
-  parseReadQuery(request.query, resource, endpoint.resources);
-  await inTransaction(endpoint, async (trx) => {
-    const scope = scopeOf(endpoint, request.caller, trx);
-    const { row, ancestors } = await resolveRecord(endpoint, scope, request.params);
-    await authorizeWrite(endpoint, scope, organizationOf(ancestors, row));
-    checkPrecondition(resource, row, request.ifMatch);
+  await changeRecord(endpoint, request, async ({ trx, row }) => {
     // Children go with their parent through ON DELETE CASCADE, in this same statement.
-    await trx.deleteFrom(resource.table).where('id', '=', row.id).execute();
+    await trx.deleteFrom(endpoint.resource.table).where('id', '=', row.id).execute();
   });
   return { status: 204 };
 }
 
+interface ExistingRecord {
+  trx: Transaction<Database>;
+  scope: QueryScope;
+  row: Row;
+  ancestors: Row[];
+}
+
+/**
+ * The guards every change of an existing record passes, in one transaction with the change: the
+ * record is visible under the path (404), the caller may write it (403), and If-Match holds (412).
+ */
+async function changeRecord(endpoint: Endpoint, request: HandlerRequest, change: (record: ExistingRecord) => Promise<void>): Promise<void> {
+  parseReadQuery(request.query, endpoint.resource, endpoint.resources);
+  await inTransaction(endpoint, async (trx) => {
+    const scope = scopeOf(endpoint, request.caller, trx);
+    const { row, ancestors } = await resolveRecord(endpoint, scope, request.params);
+    await authorizeWrite(endpoint, scope, organizationOf(ancestors, row));
+    checkPrecondition(endpoint.resource, row, request.ifMatch);
+    await change({ trx, scope, row, ancestors });
+  });
+}
+
 function checkPrecondition(resource: ResourceDeclaration, row: Row, ifMatch: string | undefined): void {
   if (ifMatch === undefined) return;
-  const current = entityTag(toResourceObject(resource, row, { fields: undefined, toMany: undefined }));
+  const current = entityTag(toResourceObject(resource, row, plain));
   if (!tagMatches(ifMatch, current)) {
     throw new ApiError(412, { code: 'precondition_failed', detail: 'The record has changed since it was read (If-Match does not match its ETag).' });
   }

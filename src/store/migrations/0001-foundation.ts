@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { Dialect } from '../database.js';
-import { columnTypes } from './column-types.js';
+import { columnTypes, withAuditColumns } from './column-types.js';
 
 /** Organizations, their templates, and the service's own keys. */
 export function foundation(dialect: Dialect): Migration {
@@ -22,10 +22,7 @@ export function foundation(dialect: Dialect): Migration {
         .addColumn('execution_mode', text, (c) => c.notNull())
         .addColumn('icon', text)
         .addColumn('disabled', 'integer', (c) => c.notNull().defaultTo(0).check(sql`disabled in (0, 1)`))
-        .addColumn('created_by', text, (c) => c.notNull())
-        .addColumn('created_date', timestamp, (c) => c.notNull())
-        .addColumn('updated_by', text, (c) => c.notNull())
-        .addColumn('updated_date', timestamp, (c) => c.notNull())
+        .$call(withAuditColumns(dialect))
         .execute();
       // A soft-deleted organization frees its name.
       await db.schema
@@ -45,10 +42,7 @@ export function foundation(dialect: Dialect): Migration {
         .addColumn('description', text)
         .addColumn('version', text)
         .addColumn('tcl', text, (c) => c.notNull())
-        .addColumn('created_by', text, (c) => c.notNull())
-        .addColumn('created_date', timestamp, (c) => c.notNull())
-        .addColumn('updated_by', text, (c) => c.notNull())
-        .addColumn('updated_date', timestamp, (c) => c.notNull())
+        .$call(withAuditColumns(dialect))
         .execute();
       await db.schema
         .createIndex('template_organization_created')

@@ -1,4 +1,4 @@
-import { sql, type Expression } from 'kysely';
+import { sql, type CreateTableBuilder, type Expression } from 'kysely';
 import type { Dialect } from '../database.js';
 
 /**
@@ -12,4 +12,15 @@ import type { Dialect } from '../database.js';
 export function columnTypes(dialect: Dialect): { text: Expression<unknown> | 'text'; timestamp: Expression<unknown> | 'text' } {
   const text = dialect === 'postgres' ? sql`text collate "C"` : 'text';
   return { text, timestamp: text };
+}
+
+/** The audit columns every record carries: who created and last changed it, and when. */
+export function withAuditColumns<T extends string>(dialect: Dialect) {
+  const { text, timestamp } = columnTypes(dialect);
+  return (table: CreateTableBuilder<T>): CreateTableBuilder<T> =>
+    table
+      .addColumn('created_by', text, (c) => c.notNull())
+      .addColumn('created_date', timestamp, (c) => c.notNull())
+      .addColumn('updated_by', text, (c) => c.notNull())
+      .addColumn('updated_date', timestamp, (c) => c.notNull());
 }

@@ -25,11 +25,16 @@ const maxBodyBytes = 1024 * 1024;
 
 /** Assembles the HTTP service: parsing, errors, health, authentication, then the resources. */
 export function buildApp({ config, store, signingKey, log }: AppDependencies): FastifyInstance {
+  const renderError = errorHandler(log);
   const app = Fastify({
     logger: false,
     bodyLimit: maxBodyBytes,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
     return503OnClosing: true,
+    // Errors raised before routing (a path with bad percent-encoding) get the same rendering as any other.
+    frameworkErrors: (error, request, reply) => {
+      void renderError(error, request, reply);
+    },
   });
 
   app.removeAllContentTypeParsers();
@@ -43,11 +48,13 @@ export function buildApp({ config, store, signingKey, log }: AppDependencies): F
     try {
       done(null, JSON.parse(text));
     } catch (error) {
-      done(badRequest('malformed_json', `The request body is not valid JSON: ${error instanceof Error ? error.message : String(error)}`));
+      // The parser's message quotes the text around the fault, which may be a secret value: keep only the position.
+      const position = error instanceof Error ? /position (\d+)/.exec(error.message)?.[1] : undefined;
+      done(badRequest('malformed_json', `The request body is not valid JSON${position === undefined ? '' : ` (at position ${position})`}.`));
     }
   });
 
-  app.setErrorHandler(errorHandler(log));
+  app.setErrorHandler(renderError);
   app.setNotFoundHandler((request, reply) => {
     const error = new ApiError(404, { code: 'not_found', detail: `No endpoint ${request.method} ${request.url.split('?')[0] ?? ''}.` });
     void sendDocument(reply, 404, error.toDocument());

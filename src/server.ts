@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { describeError } from './http/error-handler.js';
 import { createLogger } from './log.js';
 import { signingKeyFor } from './keys.js';
 import { openStore } from './store/database.js';
@@ -36,7 +37,7 @@ async function main(): Promise<void> {
   });
   // A failure that escapes a request must not take the service down with it.
   process.on('unhandledRejection', (reason) => {
-    log.error({ err: reason }, 'unhandled rejection');
+    log.error({ error: reason instanceof Error ? describeError(reason) : { message: 'non-error rejection' } }, 'unhandled rejection');
   });
 
   const address = await app.listen({ port: config.port, host: config.host });

@@ -13,7 +13,7 @@ export function errorHandler(log: Logger) {
   return (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const apiError = toApiError(error);
     if (apiError.status >= 500 && apiError.status !== 503) {
-      log.error({ err: error, method: request.method, path: request.url.split('?')[0] }, 'request failed');
+      log.error({ error: describeError(error), method: request.method, path: request.url.split('?')[0] }, 'request failed');
     }
     return sendDocument(reply.headers(apiError.headers), apiError.status, apiError.toDocument());
   };
@@ -43,4 +43,14 @@ function toApiError(error: FastifyError | Error): ApiError {
   const status = 'statusCode' in error && typeof error.statusCode === 'number' ? error.statusCode : 500;
   if (status >= 400 && status < 500) return new ApiError(status, { code: 'bad_request', detail: error.message });
   return internalError();
+}
+
+/**
+ * What of an unexpected error goes to the log: its kind, message and stack. Not the whole object,
+ * because driver errors carry extra members (PostgreSQL's `detail` quotes the failing row) that
+ * may hold values a log must never see.
+ */
+export function describeError(error: Error): { name: string; message: string; code?: unknown; stack?: string } {
+  const code = (error as Error & { code?: unknown }).code;
+  return { name: error.name, message: error.message, ...(code === undefined ? {} : { code }), ...(error.stack === undefined ? {} : { stack: error.stack }) };
 }

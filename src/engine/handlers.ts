@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type SqlBool, type Transaction } from 'kysely';
 import { auditName, type Caller } from '../auth/caller.js';
 import { capabilitiesIn } from '../auth/policy.js';
@@ -10,6 +9,7 @@ import { compileFilter } from '../jsonapi/rsql.js';
 import { toResourceObject, type ResourceObject } from '../jsonapi/serialize.js';
 import type { Database, Row, Store } from '../store/database.js';
 import { classifyDatabaseError } from '../store/database-errors.js';
+import { newRecordId } from '../store/record-id.js';
 import { toColumns } from './codec.js';
 import { columnOf, type ResourceDeclaration, type Resources, type ToOne } from './declaration.js';
 import { loadIncluded, recordKey, type IncludeResult } from './include.js';
@@ -180,7 +180,7 @@ export async function readRecord(endpoint: Endpoint, request: HandlerRequest): P
 export async function createRecord(endpoint: Endpoint, request: HandlerRequest): Promise<HandlerResponse> {
   const { resource } = endpoint;
   const query = parseReadQuery(request.query, resource, endpoint.resources);
-  const id = randomUUID();
+  const id = newRecordId();
   const row = await inTransaction(endpoint, async (trx) => {
     const scope = scopeOf(endpoint, request.caller, trx);
     const ancestors = await resolveAncestors(endpoint, scope, request.params);

@@ -1,7 +1,7 @@
 import type { WriteContext } from '../engine/declaration.js';
 import { auditName } from '../auth/caller.js';
 import type { Row } from '../store/database.js';
-import { randomUUID } from 'node:crypto';
+import { newRecordId } from '../store/record-id.js';
 
 /** A job flow in the template language: ordered steps of the infrastructure tool. */
 function flow(description: string, steps: [type: string, name: string, step: number][]): { description: string; tcl: string } {
@@ -22,18 +22,18 @@ const defaults: Record<string, { description: string; tcl: string }> = {
 /** Every new organization starts with these templates, in the transaction that creates it. */
 export async function insertDefaultTemplates(context: WriteContext, organization: Row): Promise<void> {
   const who = auditName(context.caller);
-  const rows = Object.entries(defaults).map(([name, template], index) => ({
-    id: randomUUID(),
+  // Time-ordered ids keep the templates in this order in lists sorted by creation.
+  const rows = Object.entries(defaults).map(([name, template]) => ({
+    id: newRecordId(),
     organization_id: organization.id,
     name,
     description: template.description,
     version: '1.0.0',
     tcl: template.tcl,
     created_by: who,
-    // Distinct times keep the templates in this order in lists sorted by creation.
-    created_date: new Date(Date.parse(context.now) + index).toISOString(),
+    created_date: context.now,
     updated_by: who,
-    updated_date: new Date(Date.parse(context.now) + index).toISOString(),
+    updated_date: context.now,
   }));
   await context.trx.insertInto('template').values(rows).execute();
 }

@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { TokenSigner } from './auth/tokens.js';
-import { registerResourceRoutes } from './engine/routes.js';
+import { registerRoutes, routesOf } from './engine/routes.js';
 import { authenticate } from './http/authenticate.js';
 import { errorHandler } from './http/error-handler.js';
 import { openApiDocument } from './http/openapi.js';
@@ -12,19 +12,21 @@ import { sendDocument } from './http/send-document.js';
 import { ApiError, badRequest } from './jsonapi/errors.js';
 import type { Logger } from './log.js';
 import { resources } from './resources/index.js';
+import type { SecretCipher } from './secrets/cipher.js';
 import type { Store } from './store/database.js';
 
 export interface AppDependencies {
   config: Config;
   store: Store;
   signingKey: string;
+  cipher: SecretCipher;
   log: Logger;
 }
 
 const maxBodyBytes = 1024 * 1024;
 
 /** Assembles the HTTP service: parsing, errors, health, authentication, then the resources. */
-export function buildApp({ config, store, signingKey, log }: AppDependencies): FastifyInstance {
+export function buildApp({ config, store, signingKey, cipher, log }: AppDependencies): FastifyInstance {
   const renderError = errorHandler(log);
   const app = Fastify({
     logger: false,
@@ -81,7 +83,8 @@ export function buildApp({ config, store, signingKey, log }: AppDependencies): F
   });
 
   // The API description is public, like the health checks: generated once from the declarations.
-  const openApi = openApiDocument(resources, packageVersion());
+  const routes = routesOf(resources, store, cipher);
+  const openApi = openApiDocument(resources, routes, packageVersion());
   app.get('/api/openapi.json', (_request, reply) => reply.send(openApi));
   void app.register(swagger, { mode: 'static', specification: { document: openApi as never } });
   void app.register(swaggerUi, { routePrefix: '/api/docs' });
@@ -90,7 +93,7 @@ export function buildApp({ config, store, signingKey, log }: AppDependencies): F
   void app.register((api, _options, done) => {
     api.decorateRequest('caller', undefined);
     api.addHook('onRequest', authenticate(signer));
-    registerResourceRoutes(api, resources, store);
+    registerRoutes(api, routes);
     done();
   });
   return app;

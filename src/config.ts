@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parseEncryptionKey } from './secrets/cipher.js';
 
 /** Every setting of the service and the CLI, read from the environment and validated once. */
 export interface Config {
@@ -10,6 +11,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Explicit token signing key; when absent one is generated and kept in the store. */
   tokenKey: string | undefined;
+  /** Key that encrypts secret values (32 bytes, hex or base64); required with PostgreSQL. */
+  encryptionKey: string | undefined;
   adminGroup: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Size of the PostgreSQL connection pool of one process. */
@@ -49,6 +52,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push('STRATUM_TOKEN_KEY must be at least 32 bytes long (an HS256 key shorter than its hash is weak)');
   }
 
+  const encryptionKey = nonEmpty(env.STRATUM_ENCRYPTION_KEY);
+  if (encryptionKey !== undefined) {
+    try {
+      parseEncryptionKey(encryptionKey);
+    } catch (error) {
+      problems.push(`STRATUM_ENCRYPTION_KEY: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
   const logLevel = env.STRATUM_LOG_LEVEL ?? 'info';
   if (!(logLevels as readonly string[]).includes(logLevel)) {
     problems.push(`STRATUM_LOG_LEVEL must be one of ${logLevels.join(', ')}, got "${logLevel}"`);
@@ -63,6 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(nonEmpty(env.STRATUM_DATA_DIR) ?? 'data'),
     databaseUrl,
     tokenKey,
+    encryptionKey,
     adminGroup,
     logLevel: logLevel as Config['logLevel'],
     databasePoolSize: integer('STRATUM_DATABASE_POOL_SIZE', 10, 1, 1000),

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { describeError } from './http/error-handler.js';
 import { createLogger } from './log.js';
 import { signingKeyFor } from './keys.js';
+import { openSecretCipher } from './secrets/encryption-key.js';
 import { openStore } from './store/database.js';
 
 /** Starts the service: configuration, store and migrations, then HTTP; stops cleanly on a signal. */
@@ -11,8 +12,15 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
   const store = await openStore(config);
+  let cipher;
+  try {
+    cipher = await openSecretCipher(config, store);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const signingKey = await signingKeyFor(config, store);
-  const app = buildApp({ config, store, signingKey, log });
+  const app = buildApp({ config, store, signingKey, cipher, log });
 
   let stopping = false;
   const stop = (signal: string) => {

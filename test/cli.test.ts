@@ -63,7 +63,11 @@ for (const kind of storeKinds) {
 
     if (kind === 'postgres') {
       it('every server process sharing the database accepts the token and sees the same data', async () => {
-        const second = await TestServer.start('postgres', { STRATUM_TOKEN_KEY: '', DATABASE_URL: server.env.DATABASE_URL ?? '' });
+        const second = await TestServer.start('postgres', {
+          STRATUM_TOKEN_KEY: '',
+          DATABASE_URL: server.env.DATABASE_URL ?? '',
+          STRATUM_ENCRYPTION_KEY: server.env.STRATUM_ENCRYPTION_KEY ?? '',
+        });
         try {
           const minted = mint(server.env, ['--subject', 'ops@example.com', '--groups', 'STRATUM_ADMIN']);
           const created = await server.post('/api/v1/organization', resourceDocument('organization', { name: 'shared-org' }), {

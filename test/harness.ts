@@ -64,6 +64,8 @@ export class TestServer {
       HOST: '127.0.0.1',
       STRATUM_TOKEN_KEY: tokenKey,
       STRATUM_LOG_LEVEL: 'info',
+      // PostgreSQL requires an encryption key; the embedded store generates its own.
+      ...(kind === 'postgres' ? { STRATUM_ENCRYPTION_KEY: randomBytes(32).toString('base64') } : {}),
       ...extraEnv,
     };
     let cleanup: () => Promise<void>;

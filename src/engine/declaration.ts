@@ -1,7 +1,14 @@
 import type { Transaction } from 'kysely';
 import type { Caller } from '../auth/caller.js';
 import type { Capability } from '../auth/policy.js';
+import type { AttributeValues } from '../jsonapi/request-document.js';
 import type { Database, Row } from '../store/database.js';
+
+/**
+ * A value that is write-only: stored encrypted, read back as null. `always` for credentials; or
+ * only while a boolean attribute of the same record (`sensitive`) is true.
+ */
+export type Secrecy = { always: true } | { whileTrue: string };
 
 /** A string attribute. Optional strings default to null and keep null as null. */
 export interface TextAttribute {
@@ -14,12 +21,14 @@ export interface TextAttribute {
   /** Longest value in UTF-8 bytes, for large texts. */
   maxBytes?: number;
   readOnly: boolean;
+  secret?: Secrecy;
 }
 
 export interface EnumAttribute {
   kind: 'enum';
   values: readonly string[];
   required: boolean;
+  /** Optional enumerations without a default take and keep null. */
   default: string | null;
   readOnly: boolean;
 }
@@ -50,6 +59,13 @@ export interface ToOne {
   kind: 'toOne';
   type: string;
   column: string;
+  /**
+   * The related record owns this one besides its path parent: deleting it deletes this record, and
+   * hiding it (soft delete) hides this record too.
+   */
+  owner: boolean;
+  /** A write must link a record (not for the parent, which the path gives). */
+  required: boolean;
 }
 
 /** A to-many relationship: the related table holds `column` pointing back at this resource. */
@@ -64,10 +80,22 @@ export type Relationship = ToOne | ToMany;
 /** Who may create, update and delete records of a resource. */
 export type WritePolicy = { administratorOnly: true } | { capability: Capability };
 
+export type Operation = 'list' | 'create' | 'read' | 'update' | 'delete';
+export const allOperations: readonly Operation[] = ['list', 'create', 'read', 'update', 'delete'];
+
 export interface WriteContext {
   trx: Transaction<Database>;
   caller: Caller;
   now: string;
+}
+
+/** One create or update on its way to the database, before secrets are sealed. */
+export interface PendingWrite extends WriteContext {
+  /** The attribute values the write sets; a hook may add derived ones or report a problem. */
+  values: AttributeValues;
+  /** The stored row of an update; undefined on create. */
+  current: Row | undefined;
+  organizationId: string;
 }
 
 export interface ResourceDeclaration {
@@ -78,9 +106,16 @@ export interface ResourceDeclaration {
   parent?: { type: string; relationship: string };
   attributes: Record<string, Attribute>;
   relationships: Record<string, Relationship>;
+  /**
+   * Record operations also served at the API root (`/api/v1/{type}/{id}`), as Terrakube clients
+   * reach workspaces and references there; children are mounted under that path too.
+   */
+  atRoot?: readonly Operation[];
   /** A boolean attribute that, once true, hides the record and everything under it. */
   softDelete?: string;
   write: WritePolicy;
+  /** Derives values and checks rules that span attributes, in the write's transaction. */
+  beforeWrite?: (write: PendingWrite) => Promise<void> | void;
   /** Runs in the create transaction after the record is inserted. */
   afterCreate?: (context: WriteContext, record: Row) => Promise<void>;
 }
@@ -110,29 +145,36 @@ export const ignoredOnInput = new Set([
 ]);
 
 /**
- * Relationship names that Terrakube clients send or include but Stratum does not model yet: in a
- * body they are accepted as null, in `include` they include nothing.
+ * Relationship names that Terrakube clients send or include but Stratum does not model yet, with
+ * their kind: in a body they are accepted as null, in `include` they include nothing, and their
+ * relationship endpoints read as empty.
  */
-export const unmodeledRelationships = new Set([
-  'job',
-  'history',
-  'schedule',
-  'agent',
-  'webhook',
-  'project',
-  'ssh',
-  'module',
-  'provider',
-  'workspaceTag',
-  'notificationConfiguration',
-  'access',
-  'globalvar',
-  'tag',
+export const unmodeledRelationships: ReadonlyMap<string, 'toOne' | 'toMany'> = new Map([
+  ['job', 'toMany'],
+  ['history', 'toMany'],
+  ['schedule', 'toMany'],
+  ['agent', 'toOne'],
+  ['webhook', 'toOne'],
+  ['project', 'toOne'],
+  ['ssh', 'toOne'],
+  ['module', 'toMany'],
+  ['provider', 'toMany'],
+  ['workspaceTag', 'toMany'],
+  ['notificationConfiguration', 'toMany'],
+  ['access', 'toMany'],
+  ['globalvar', 'toMany'],
+  ['tag', 'toMany'],
 ]);
 
 // Attribute builders keep declarations short and their defaults in one place.
 
-export function text(options: { required?: boolean; max: number; maxBytes?: number; default?: string | null }): TextAttribute {
+export function text(options: {
+  required?: boolean;
+  max: number;
+  maxBytes?: number;
+  default?: string | null;
+  secret?: Secrecy;
+}): TextAttribute {
   const required = options.required ?? false;
   return {
     kind: 'text',
@@ -141,24 +183,32 @@ export function text(options: { required?: boolean; max: number; maxBytes?: numb
     default: options.default ?? null,
     maxLength: options.max,
     ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+    ...(options.secret === undefined ? {} : { secret: options.secret }),
     readOnly: false,
   };
 }
 
-export function oneOf(values: readonly string[], fallback: string): EnumAttribute {
-  return { kind: 'enum', values, required: false, default: fallback, readOnly: false };
+/** An enumeration: required, or optional with a default (null when it has none). */
+export function oneOf(values: readonly string[], options: { required: true } | { default: string | null }): EnumAttribute {
+  if ('required' in options) return { kind: 'enum', values, required: true, default: null, readOnly: false };
+  return { kind: 'enum', values, required: false, default: options.default, readOnly: false };
 }
 
 export function flag(fallback: boolean): BooleanAttribute {
   return { kind: 'boolean', default: fallback, readOnly: false };
 }
 
+/** A value the server maintains; clients read it and may echo it back, where it is ignored. */
+export function readOnly<A extends TextAttribute | BooleanAttribute>(attribute: A): A {
+  return { ...attribute, readOnly: true };
+}
+
 export function integer(fallback: number, min: number, max: number): IntegerAttribute {
   return { kind: 'integer', default: fallback, min, max, readOnly: false };
 }
 
-export function toOne(type: string, column: string): ToOne {
-  return { kind: 'toOne', type, column };
+export function toOne(type: string, column: string, options: { owner?: boolean; required?: boolean } = {}): ToOne {
+  return { kind: 'toOne', type, column, owner: options.owner ?? false, required: options.required ?? false };
 }
 
 export function toMany(type: string, column: string): ToMany {
@@ -168,6 +218,19 @@ export function toMany(type: string, column: string): ToMany {
 /** The column of an attribute: its name in snake case. */
 export function columnOf(attribute: string): string {
   return attribute.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/** Attributes whose value may be a secret, by name. */
+export function secretAttributes(resource: ResourceDeclaration): [string, TextAttribute & { secret: Secrecy }][] {
+  return Object.entries(resource.attributes).filter(
+    (entry): entry is [string, TextAttribute & { secret: Secrecy }] => entry[1].kind === 'text' && entry[1].secret !== undefined,
+  );
+}
+
+/** The link of a resource to its parent in paths. */
+export function parentLink(resource: ResourceDeclaration): ToOne | undefined {
+  if (resource.parent === undefined) return undefined;
+  return resource.relationships[resource.parent.relationship] as ToOne;
 }
 
 /** Completes a declaration with the audit attributes every record carries. */

@@ -29,13 +29,18 @@ export function visible(scope: QueryScope, resource: ResourceDeclaration, alias:
   if (resource.softDelete !== undefined) conditions.push(sql<SqlBool>`${sql.ref(`${alias}.${columnOf(resource.softDelete)}`)} = 0`);
   if (resource.parent === undefined) {
     conditions.push(sql<SqlBool>`${readableOrganization(scope.caller, sql.ref(`${alias}.id`))}`);
-  } else {
-    const parent = scope.resources.get(resource.parent.type);
-    const link = resource.relationships[resource.parent.relationship] as ToOne;
-    if (parent === undefined) throw new Error(`${resource.type} has an undeclared parent ${resource.parent.type}`);
-    const parentAlias = `${alias}_up`;
+    return and(conditions);
+  }
+  // The parent, and any other record that owns this one, must be visible too.
+  const owners = Object.entries(resource.relationships).filter(
+    (entry): entry is [string, ToOne] => entry[1].kind === 'toOne' && (entry[0] === resource.parent?.relationship || entry[1].owner),
+  );
+  for (const [name, link] of owners) {
+    const owner = scope.resources.get(link.type);
+    if (owner === undefined) throw new Error(`${resource.type} is owned by an undeclared type ${link.type}`);
+    const ownerAlias = `${alias}_${name}`;
     conditions.push(
-      sql<SqlBool>`exists (select 1 from ${sql.table(parent.table)} as ${sql.id(parentAlias)} where ${sql.ref(`${parentAlias}.id`)} = ${sql.ref(`${alias}.${link.column}`)} and ${visible(scope, parent, parentAlias)})`,
+      sql<SqlBool>`exists (select 1 from ${sql.table(owner.table)} as ${sql.id(ownerAlias)} where ${sql.ref(`${ownerAlias}.id`)} = ${sql.ref(`${alias}.${link.column}`)} and ${visible(scope, owner, ownerAlias)})`,
     );
   }
   return and(conditions);

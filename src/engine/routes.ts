@@ -1,59 +1,105 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { SecretCipher } from '../secrets/cipher.js';
 import type { Store } from '../store/database.js';
 import { requireCaller } from '../http/authenticate.js';
 import { sendDocument } from '../http/send-document.js';
-import type { ResourceDeclaration, Resources } from './declaration.js';
+import { allOperations, type Operation, type ResourceDeclaration, type Resources, type ToOne } from './declaration.js';
 import {
   createRecord,
   deleteRecord,
   idParameter,
   listRecords,
   readRecord,
+  readRelated,
+  readRelationship,
+  relatedIdParameter,
   updateRecord,
+  updateRelationship,
   type Endpoint,
+  type Handler,
   type HandlerRequest,
   type HandlerResponse,
 } from './handlers.js';
 
 export const apiPrefix = '/api/v1';
 
-/** The resources from the organization down to `resource`'s parent, in path order. */
-export function ancestorsOf(resource: ResourceDeclaration, resources: Resources): ResourceDeclaration[] {
-  const chain: ResourceDeclaration[] = [];
-  let parentType = resource.parent?.type;
-  while (parentType !== undefined) {
-    const parent = resources.get(parentType);
-    if (parent === undefined) throw new Error(`${resource.type} names an undeclared parent ${parentType}`);
-    chain.unshift(parent);
-    parentType = parent.parent?.type;
-  }
-  return chain;
+export type RouteKind = Operation | 'readRelated' | 'readRelationship' | 'updateRelationship';
+
+/** One method on one path, and the endpoint that serves it: what the router and the API description share. */
+export interface Route {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  kind: RouteKind;
+  endpoint: Endpoint;
+  handler: Handler;
+  /** The relationship a related-record route follows. */
+  link?: { name: string; relationship: ToOne };
 }
 
-/** Where a resource is mounted: its collection path and its record path, nested under its parents. */
-export function resourcePaths(resource: ResourceDeclaration, resources: Resources): { collection: string; record: string } {
-  const base = ancestorsOf(resource, resources)
-    .map((a) => `/${a.type}/:${idParameter(a)}`)
-    .join('');
-  const collection = `${apiPrefix}${base}/${resource.type}`;
-  return { collection, record: `${collection}/:${idParameter(resource)}` };
-}
+const handlers: Record<Operation, { method: Route['method']; handler: Handler; onRecord: boolean }> = {
+  list: { method: 'GET', handler: listRecords, onRecord: false },
+  create: { method: 'POST', handler: createRecord, onRecord: false },
+  read: { method: 'GET', handler: readRecord, onRecord: true },
+  update: { method: 'PATCH', handler: updateRecord, onRecord: true },
+  delete: { method: 'DELETE', handler: deleteRecord, onRecord: true },
+};
 
 /**
- * Mounts every declared resource: the list and create operations on its collection path, and read,
- * update and delete on its record path (`/organization/:organizationId/template/:templateId`).
+ * Every route of the API, derived from the declarations. A resource is mounted under its parent's
+ * record path (`/organization/{organizationId}/template/{templateId}`), and also at the root when it
+ * declares so; its children follow it to every place it is mounted. Each record path also serves
+ * its relationships (`/relationships/{name}`) and the records its to-one links name (`/vcs`,
+ * `/vcs/{relatedId}`).
  */
-export function registerResourceRoutes(app: FastifyInstance, resources: Resources, store: Store): void {
+export function routesOf(resources: Resources, store: Store, cipher: SecretCipher): Route[] {
+  const routes: Route[] = [];
+  const mount = (resource: ResourceDeclaration, ancestors: ResourceDeclaration[], base: string, operations: readonly Operation[]) => {
+    const endpoint: Endpoint = { resource, ancestors, resources, store, cipher };
+    const collectionPath = `${base}/${resource.type}`;
+    const recordPath = `${collectionPath}/:${idParameter(resource)}`;
+    for (const kind of operations) {
+      const { method, handler, onRecord } = handlers[kind];
+      routes.push({ method, path: onRecord ? recordPath : collectionPath, kind, endpoint, handler });
+    }
+    routes.push(
+      { method: 'GET', path: `${recordPath}/relationships/:relationship`, kind: 'readRelationship', endpoint, handler: readRelationship },
+      { method: 'PATCH', path: `${recordPath}/relationships/:relationship`, kind: 'updateRelationship', endpoint, handler: updateRelationship },
+    );
+    for (const [name, relationship] of Object.entries(resource.relationships)) {
+      if (relationship.kind !== 'toOne') continue;
+      const target = resources.get(relationship.type);
+      if (target === undefined) throw new Error(`${resource.type} links an undeclared type ${relationship.type}`);
+      const link = { name, relationship };
+      routes.push({ method: 'GET', path: `${recordPath}/${name}`, kind: 'readRelated', endpoint, handler: readRelated(relationship), link });
+      // The linked record as a record of its own, as `/workspace/{id}/vcs/{vcsId}` serves it; not for
+      // the parent, which has its own path.
+      if (name === resource.parent?.relationship) continue;
+      const linked: Endpoint = { resource: target, ancestors: [], via: { owner: endpoint, link: relationship }, resources, store, cipher };
+      for (const kind of ['read', 'update', 'delete'] as const) {
+        const { method, handler } = handlers[kind];
+        routes.push({ method, path: `${recordPath}/${name}/:${relatedIdParameter}`, kind, endpoint: linked, handler });
+      }
+    }
+    for (const child of resources.values()) {
+      if (child.parent?.type === resource.type) mount(child, [...ancestors, resource], recordPath, allOperations);
+    }
+  };
   for (const resource of resources.values()) {
-    const endpoint: Endpoint = { resource, ancestors: ancestorsOf(resource, resources), resources, store };
-    const { collection, record } = resourcePaths(resource, resources);
-    const route = (handler: (e: Endpoint, r: HandlerRequest) => Promise<HandlerResponse>) =>
-      (request: FastifyRequest, reply: FastifyReply) => handler(endpoint, toHandlerRequest(request)).then((r) => send(reply, r));
-    app.get(collection, route(listRecords));
-    app.post(collection, route(createRecord));
-    app.get(record, route(readRecord));
-    app.patch(record, route(updateRecord));
-    app.delete(record, route(deleteRecord));
+    if (resource.parent === undefined) mount(resource, [], apiPrefix, allOperations);
+    else if (resource.atRoot !== undefined) mount(resource, [], apiPrefix, resource.atRoot);
+  }
+  return routes;
+}
+
+/** Mounts every route on the HTTP server. */
+export function registerRoutes(app: FastifyInstance, routes: readonly Route[]): void {
+  for (const route of routes) {
+    app.route({
+      method: route.method,
+      url: route.path,
+      handler: (request: FastifyRequest, reply: FastifyReply) =>
+        route.handler(route.endpoint, toHandlerRequest(request)).then((response) => send(reply, response)),
+    });
   }
 }
 

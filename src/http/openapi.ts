@@ -1,6 +1,5 @@
 import type { Attribute, ResourceDeclaration, Resources } from '../engine/declaration.js';
-import { idParameter } from '../engine/handlers.js';
-import { ancestorsOf, resourcePaths } from '../engine/routes.js';
+import type { Route } from '../engine/routes.js';
 import { defaultPageSize, maxPageSize } from '../jsonapi/query.js';
 
 type Schema = Record<string, unknown>;
@@ -14,6 +13,15 @@ function attributeSchema(attribute: Attribute): Schema {
         maxLength: attribute.maxLength,
         default: attribute.default,
         ...readOnly,
+        ...(attribute.secret === undefined
+          ? {}
+          : {
+              writeOnly: true,
+              description:
+                'always' in attribute.secret
+                  ? 'A secret: stored encrypted, always read back as null.'
+                  : `A secret while ${attribute.secret.whileTrue} is true: stored encrypted and read back as null.`,
+            }),
       };
     case 'enum':
       return { type: 'string', enum: attribute.values, default: attribute.default, ...readOnly };
@@ -104,7 +112,7 @@ const errors = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [String(s), { description: 'A JSON:API error document.', content: jsonApi('Errors') }]));
 
 /** The OpenAPI 3.1 description of the API, generated from the resource declarations. */
-export function openApiDocument(resources: Resources, version: string): Record<string, unknown> {
+export function openApiDocument(resources: Resources, routes: readonly Route[], version: string): Record<string, unknown> {
   const schemas: Record<string, Schema> = {
     Errors: {
       type: 'object',
@@ -125,60 +133,25 @@ export function openApiDocument(resources: Resources, version: string): Record<s
       },
     },
   };
-  const paths: Record<string, unknown> = {};
-  for (const resource of resources.values()) {
-    Object.assign(schemas, resourceSchemas(resource));
-    const { collection, record } = resourcePaths(resource, resources);
-    const pathParameters = [...ancestorsOf(resource, resources), resource].map((r) => ({
-      name: idParameter(r),
-      in: 'path',
-      required: true,
-      schema: { type: 'string', format: 'uuid' },
-    }));
-    const toOpenApi = (path: string) => path.replace(/:(\w+)/g, '{$1}');
-    const type = resource.type;
-    const typed = {
-      name: `filter[${type}]`,
-      in: 'query',
-      required: false,
-      description: `RSQL filter on every ${type} list of the answer.`,
-      schema: { type: 'string' },
-    };
-    paths[toOpenApi(collection)] = {
-      parameters: pathParameters.slice(0, -1),
-      get: {
-        operationId: `list_${type}`,
-        summary: `List ${type} records`,
-        parameters: [...listParameters, typed],
-        responses: { '200': { description: 'A page of records.', content: jsonApi(`${type}ListDocument`) }, ...errors(400, 401, 404) },
-      },
-      post: {
-        operationId: `create_${type}`,
-        summary: `Create a ${type}`,
-        requestBody: { required: true, content: jsonApi(`${type}Input`) },
-        responses: { '201': { description: 'The created record.', content: jsonApi(`${type}Document`) }, ...errors(400, 401, 403, 404, 409, 413, 415, 422) },
-      },
-    };
-    paths[toOpenApi(record)] = {
-      parameters: pathParameters,
-      get: {
-        operationId: `read_${type}`,
-        summary: `Read a ${type}`,
-        parameters: listParameters.filter((p) => p.name === 'include'),
-        responses: { '200': { description: 'The record.', content: jsonApi(`${type}Document`) }, '304': { description: 'Not modified.' }, ...errors(400, 401, 404) },
-      },
-      patch: {
-        operationId: `update_${type}`,
-        summary: `Update a ${type}: only the attributes sent change`,
-        requestBody: { required: true, content: jsonApi(`${type}Input`) },
-        responses: { '204': { description: 'Updated.' }, ...errors(400, 401, 403, 404, 409, 412, 413, 415, 422) },
-      },
-      delete: {
-        operationId: `delete_${type}`,
-        summary: `Delete a ${type} and everything under it`,
-        responses: { '204': { description: 'Deleted.' }, ...errors(401, 403, 404, 412) },
-      },
-    };
+  for (const resource of resources.values()) Object.assign(schemas, resourceSchemas(resource));
+  const paths: Record<string, Record<string, unknown>> = {};
+  const operationIds = new Set<string>();
+  for (const route of routes) {
+    const path = route.path.replace(/:(\w+)/g, '{$1}');
+    const item = (paths[path] ??= {
+      parameters: [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => ({
+        name,
+        in: 'path',
+        required: true,
+        schema: name === 'relationship' ? { type: 'string' } : { type: 'string', format: 'uuid' },
+      })),
+    });
+    const operation = describeRoute(route);
+    // Operation ids must be unique; a resource mounted at several paths numbers its later ones.
+    let id = operation.operationId;
+    for (let n = 2; operationIds.has(id); n++) id = `${operation.operationId}_${n}`;
+    operationIds.add(id);
+    item[route.method.toLowerCase()] = { ...operation, operationId: id };
   }
   return {
     openapi: '3.1.0',
@@ -187,4 +160,69 @@ export function openApiDocument(resources: Resources, version: string): Record<s
     security: [{ bearer: [] }],
     paths,
   };
+}
+
+/** The OpenAPI operation of one route. */
+function describeRoute(route: Route): { operationId: string } & Record<string, unknown> {
+  const type = route.endpoint.resource.type;
+  const typed = { name: `filter[${type}]`, in: 'query', required: false, description: `RSQL filter on every ${type} list of the answer.`, schema: { type: 'string' } };
+  const include = listParameters.filter((p) => p.name === 'include');
+  switch (route.kind) {
+    case 'list':
+      return {
+        operationId: `list_${type}`,
+        summary: `List ${type} records`,
+        parameters: [...listParameters, typed],
+        responses: { '200': { description: 'A page of records.', content: jsonApi(`${type}ListDocument`) }, ...errors(400, 401, 404) },
+      };
+    case 'create':
+      return {
+        operationId: `create_${type}`,
+        summary: `Create a ${type}`,
+        requestBody: { required: true, content: jsonApi(`${type}Input`) },
+        responses: { '201': { description: 'The created record.', content: jsonApi(`${type}Document`) }, ...errors(400, 401, 403, 404, 409, 413, 415, 422) },
+      };
+    case 'read':
+      return {
+        operationId: `read_${type}`,
+        summary: `Read a ${type}`,
+        parameters: include,
+        responses: { '200': { description: 'The record.', content: jsonApi(`${type}Document`) }, '304': { description: 'Not modified.' }, ...errors(400, 401, 404) },
+      };
+    case 'update':
+      return {
+        operationId: `update_${type}`,
+        summary: `Update a ${type}: only the attributes sent change`,
+        requestBody: { required: true, content: jsonApi(`${type}Input`) },
+        responses: { '204': { description: 'Updated.' }, ...errors(400, 401, 403, 404, 409, 412, 413, 415, 422) },
+      };
+    case 'delete':
+      return {
+        operationId: `delete_${type}`,
+        summary: `Delete a ${type} and everything under it`,
+        responses: { '204': { description: 'Deleted.' }, ...errors(401, 403, 404, 412) },
+      };
+    case 'readRelated': {
+      const target = route.link?.relationship.type ?? type;
+      return {
+        operationId: `read_${type}_${route.link?.name ?? 'related'}`,
+        summary: `Read the ${target} a ${type} links (data is null when it links none)`,
+        parameters: include,
+        responses: { '200': { description: 'The linked record.', content: jsonApi(`${target}Document`) }, ...errors(400, 401, 404) },
+      };
+    }
+    case 'readRelationship':
+      return {
+        operationId: `read_${type}_relationship`,
+        summary: `Read the linkage of one relationship of a ${type}`,
+        responses: { '200': { description: 'Linkage: {type, id}, null, or an array of them.' }, ...errors(400, 401, 404) },
+      };
+    case 'updateRelationship':
+      return {
+        operationId: `update_${type}_relationship`,
+        summary: `Link a to-one relationship of a ${type} to another record, or unlink it with {"data": null}`,
+        requestBody: { required: true, content: { 'application/vnd.api+json': { schema: { type: 'object' } } } },
+        responses: { '204': { description: 'Linked.' }, ...errors(400, 401, 403, 404, 409, 415, 422) },
+      };
+  }
 }

@@ -4,8 +4,8 @@ import type { ResourceObject } from './serialize.js';
 
 export const mediaType = 'application/vnd.api+json';
 
-export interface ListDocument {
-  data: ResourceObject[];
+export interface ListDocument<T = ResourceObject> {
+  data: T[];
   included?: ResourceObject[];
   meta?: { page: { number: number; limit: number; totalPages?: number; totalRecords?: number } };
   links: Record<string, string>;
@@ -15,17 +15,17 @@ export interface ListDocument {
  * A list document. `meta.page` is given only when the client sent a page parameter (what Elide
  * clients expect); links to other pages keep the client's paging style and are given where known.
  */
-export function listDocument(
-  data: ResourceObject[],
+export function listDocument<T>(
+  data: T[],
   included: ResourceObject[] | undefined,
   page: Page,
   hasMore: boolean,
   total: number | undefined,
   path: string,
   query: Record<string, string | string[] | undefined>,
-): ListDocument {
+): ListDocument<T> {
   const number = Math.floor(page.offset / page.limit) + 1;
-  const document: ListDocument = { data, links: {} };
+  const document: ListDocument<T> = { data, links: {} };
   if (included !== undefined) document.included = included;
   const totalPages = total === undefined ? undefined : Math.max(1, Math.ceil(total / page.limit));
   if (page.requested) {

@@ -123,8 +123,13 @@ function parseSort(text: string | undefined, resource: ResourceDeclaration): Sor
   return text.split(',').map((part) => {
     const descending = part.startsWith('-');
     const attribute = part.replace(/^[-+]/, '');
-    if (attribute !== 'id' && resource.attributes[attribute] === undefined) {
+    const declared = resource.attributes[attribute];
+    if (attribute !== 'id' && declared === undefined) {
       throw badParameter('sort', `${resource.type} has no attribute ${attribute} to sort by.`);
+    }
+    // An order reveals secrets as surely as a filter.
+    if (declared?.kind === 'text' && declared.secret !== undefined) {
+      throw badParameter('sort', `${resource.type}.${attribute} may hold a secret and cannot be sorted by.`);
     }
     return { attribute, descending };
   });

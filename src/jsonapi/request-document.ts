@@ -51,6 +51,11 @@ export function parseResourceDocument(body: unknown, resource: ResourceDeclarati
   }
   const problems: Problem[] = [];
   const links = readRelationships(relationships, resource, problems);
+  for (const [name, relationship] of Object.entries(resource.relationships)) {
+    if (relationship.kind !== 'toOne' || !relationship.required) continue;
+    const missing = mode.action === 'create' ? (links[name] ?? null) === null : links[name] === null;
+    if (missing) problems.push({ code: 'required', detail: `Relationship ${name} must link a ${relationship.type}.`, pointer: `/data/relationships/${name}` });
+  }
   const values: AttributeValues = {};
   for (const [name, attribute] of Object.entries(resource.attributes)) {
     if (attribute.readOnly) continue;
@@ -162,9 +167,7 @@ function readValue(
       return value;
     }
     case 'enum': {
-      if (value === null) {
-        return attribute.required || attribute.default === null ? report('required', `${name} must not be null.`) : attribute.default;
-      }
+      if (value === null) return attribute.required ? report('required', `${name} must not be null.`) : attribute.default;
       if (typeof value !== 'string') return report('invalid_type', `${name} must be a string.`);
       if (!attribute.values.includes(value)) {
         return report('invalid_value', `${name} must be one of ${attribute.values.join(', ')}.`);

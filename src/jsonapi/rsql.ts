@@ -56,6 +56,10 @@ function compileComparison(
   if (attribute === undefined) {
     throw badParameter(context.parameter, `${resource.type} has no attribute ${name} to filter on.`);
   }
+  // Matching a secret would reveal it a guess at a time.
+  if (attribute.kind === 'text' && attribute.secret !== undefined) {
+    throw badParameter(context.parameter, `${resource.type}.${name} may hold a secret and cannot be filtered on.`);
+  }
   const column = sql.ref(`${alias}.${name === 'id' ? 'id' : columnOf(name)}`);
   return compileOperator(node, name, attribute, column, context);
 }

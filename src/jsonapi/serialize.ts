@@ -1,6 +1,7 @@
 import type { ResourceDeclaration } from '../engine/declaration.js';
 import { columnOf } from '../engine/declaration.js';
 import { fromColumn } from '../engine/codec.js';
+import { isSecretIn } from '../engine/secret-values.js';
 import type { Row } from '../store/database.js';
 
 export interface Linkage {
@@ -24,14 +25,17 @@ export interface SerializeOptions {
 
 /**
  * The public shape of one record, built from its declaration as a whitelist: only declared
- * attributes leave the server. To-one relationships always carry their linkage; to-many ones only
- * when included, since listing every child id of every record is what made Terrakube's lists slow.
+ * attributes leave the server, and a secret value always leaves as null (this is the one place
+ * records become documents, so no read path can skip it). To-one relationships always carry their
+ * linkage; to-many ones only when included, since listing every child id of every record is what
+ * made Terrakube's lists slow.
  */
 export function toResourceObject(resource: ResourceDeclaration, row: Row, options: SerializeOptions): ResourceObject {
   const keep = (name: string) => options.fields === undefined || options.fields.has(name);
   const attributes: ResourceObject['attributes'] = {};
   for (const [name, attribute] of Object.entries(resource.attributes)) {
-    if (keep(name)) attributes[name] = fromColumn(attribute, row[columnOf(name)]);
+    if (!keep(name)) continue;
+    attributes[name] = attribute.kind === 'text' && isSecretIn(attribute, row) ? null : fromColumn(attribute, row[columnOf(name)]);
   }
   const relationships: ResourceObject['relationships'] = {};
   for (const [name, relationship] of Object.entries(resource.relationships)) {

@@ -1,0 +1,52 @@
+import { defineResource, flag, oneOf, readOnly, text, toMany, toOne, type PendingWrite } from '../engine/declaration.js';
+
+export const workspace = defineResource({
+  type: 'workspace',
+  table: 'workspace',
+  parent: { type: 'organization', relationship: 'organization' },
+  // Terrakube clients reach a workspace, its variables and its VCS link at /api/v1/workspace/{id}.
+  atRoot: ['read', 'update', 'delete'],
+  attributes: {
+    name: text({ required: true, max: 128 }),
+    description: text({ max: 512 }),
+    // The repository; CLI-driven workspaces send "empty".
+    source: text({ max: 2048 }),
+    branch: text({ max: 512, default: 'main' }),
+    folder: text({ max: 1024, default: '/' }),
+    // A template id, kept as the client sends it ("" for CLI-driven workspaces).
+    defaultTemplate: text({ max: 128 }),
+    iacType: oneOf(['terraform', 'tofu'], { default: 'terraform' }),
+    terraformVersion: text({ max: 128 }),
+    // Without a value, the organization's mode (see inheritExecutionMode).
+    executionMode: oneOf(['remote', 'local'], { default: null }),
+    allowRemoteApply: flag(false),
+    globalRemoteState: flag(true),
+    moduleSshKey: text({ max: 128 }),
+    locked: flag(false),
+    lockDescription: text({ max: 512 }),
+    // Existing clients delete a workspace by PATCHing deleted: true.
+    deleted: flag(false),
+    lastJobStatus: readOnly(text({ max: 64, default: 'NeverExecuted' })),
+    lastJobDate: { kind: 'timestamp', readOnly: true },
+  },
+  relationships: {
+    organization: toOne('organization', 'organization_id'),
+    vcs: toOne('vcs', 'vcs_id'),
+    variable: toMany('variable', 'workspace_id'),
+    reference: toMany('reference', 'workspace_id'),
+  },
+  softDelete: 'deleted',
+  write: { capability: 'manageWorkspace' },
+  beforeWrite: inheritExecutionMode,
+});
+
+/** A workspace created or set without an execution mode runs the way its organization does. */
+async function inheritExecutionMode(write: PendingWrite): Promise<void> {
+  if (!('executionMode' in write.values) || write.values.executionMode !== null) return;
+  const organization = await write.trx
+    .selectFrom('organization')
+    .select('execution_mode')
+    .where('id', '=', write.organizationId)
+    .executeTakeFirstOrThrow();
+  write.values.executionMode = String(organization.execution_mode);
+}

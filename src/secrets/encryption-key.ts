@@ -1,0 +1,114 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.js';
+import type { Store } from '../store/database.js';
+import { generateEncryptionKey, parseEncryptionKey, SecretCipher } from './cipher.js';
+
+const keyFileName = 'encryption.key';
+/** Holds the new key while a rotation commits; see rotateEncryptionKey. */
+const nextKeyFileName = 'encryption.key.next';
+const checkName = 'encryption-check';
+const checkPlace = 'service_key.value.encryption-check';
+const checkText = 'stratum encryption key check';
+
+export interface EncryptionKey {
+  key: Buffer;
+  /** The file the key lives in, when the embedded store generated it. */
+  file: string | undefined;
+}
+
+/**
+ * The secret encryption key: STRATUM_ENCRYPTION_KEY when set. Without it the embedded store keeps a
+ * generated key in `encryption.key` (0600) in its data folder; PostgreSQL refuses to start, since
+ * the key must never live in the database it protects.
+ */
+export function loadEncryptionKey(config: Config): EncryptionKey {
+  if (config.encryptionKey !== undefined) return { key: parseEncryptionKey(config.encryptionKey), file: undefined };
+  if (config.databaseUrl !== undefined) {
+    throw new Error(
+      'STRATUM_ENCRYPTION_KEY is required with DATABASE_URL: secrets are encrypted with a key kept outside the database (make one with `openssl rand -base64 32`)',
+    );
+  }
+  const file = path.join(config.dataDir, keyFileName);
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  writeKeyFile(file, generateEncryptionKey(), 'wx');
+  return { key: readKeyFile(file), file };
+}
+
+/**
+ * The cipher of the running service, checked against the store: a check value sealed under the key
+ * is kept beside the secrets, and a key that does not open it is refused at start, before it could
+ * seal new secrets that no one can read together with the old ones.
+ */
+export async function openSecretCipher(config: Config, store: Store): Promise<SecretCipher> {
+  const { key, file } = loadEncryptionKey(config);
+  const cipher = new SecretCipher(key);
+  await store.db
+    .insertInto('service_key')
+    .values({ name: checkName, value: cipher.seal(checkText, checkPlace), created_date: new Date().toISOString() })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
+  const check = await readCheck(store);
+  if (opens(cipher, check)) {
+    if (file !== undefined) fs.rmSync(nextKeyFile(file), { force: true });
+    return cipher;
+  }
+  // A rotation that committed but stopped before renaming its key file: finish it.
+  if (file !== undefined && fs.existsSync(nextKeyFile(file))) {
+    const next = new SecretCipher(readKeyFile(nextKeyFile(file)));
+    if (opens(next, check)) {
+      fs.renameSync(nextKeyFile(file), file);
+      return next;
+    }
+  }
+  throw new Error(
+    `the encryption key (id ${cipher.keyId}) does not open the secrets stored in this database (sealed with key id ${check.split(':')[1] ?? 'unknown'}); start with the key they were sealed with`,
+  );
+}
+
+/** The check value sealed under `cipher`, to store in the rotation's transaction. */
+export function sealCheck(cipher: SecretCipher): { name: string; value: string } {
+  return { name: checkName, value: cipher.seal(checkText, checkPlace) };
+}
+
+export async function readCheck(store: Pick<Store, 'db'>): Promise<string> {
+  const row = await store.db.selectFrom('service_key').select('value').where('name', '=', checkName).executeTakeFirstOrThrow();
+  return String(row.value);
+}
+
+export function opens(cipher: SecretCipher, check: string): boolean {
+  try {
+    return cipher.open(check, checkPlace) === checkText;
+  } catch {
+    return false;
+  }
+}
+
+export function nextKeyFile(file: string): string {
+  return path.join(path.dirname(file), nextKeyFileName);
+}
+
+/** Writes a key file readable by its owner only and flushed to disk. */
+export function writeKeyFile(file: string, key: string, flag: 'wx' | 'w'): void {
+  let handle: number;
+  try {
+    handle = fs.openSync(file, flag, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw error;
+  }
+  try {
+    fs.writeSync(handle, `${key}\n`);
+    fs.fsyncSync(handle);
+  } finally {
+    fs.closeSync(handle);
+  }
+}
+
+function readKeyFile(file: string): Buffer {
+  try {
+    return parseEncryptionKey(fs.readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`${file} holds no usable key: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}

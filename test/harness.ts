@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { TokenSigner } from '../src/auth/tokens.ts';
 
@@ -163,6 +164,34 @@ export class TestServer {
   patch = (urlPath: string, body: unknown, options?: RequestOptions) => this.request('PATCH', urlPath, { ...options, body });
   delete = (urlPath: string, options?: RequestOptions) => this.request('DELETE', urlPath, options);
 
+  /**
+   * Runs a read-only SQL query straight on this server's database, beside the running server (SQLite
+   * in WAL mode lets a reader in): for checks the API cannot make, like orphan rows.
+   */
+  async query(text: string, parameters: unknown[] = []): Promise<Record<string, unknown>[]> {
+    if (this.kind === 'sqlite') {
+      const db = new Sqlite(path.join(this.env.STRATUM_DATA_DIR ?? '', 'stratum.db'), { readonly: true });
+      try {
+        return db.prepare(text.replace(/\$\d+/g, '?')).all(...parameters) as Record<string, unknown>[];
+      } finally {
+        db.close();
+      }
+    }
+    const client = new pg.Client({ connectionString: this.env.DATABASE_URL });
+    await client.connect();
+    try {
+      return (await client.query(text, parameters)).rows as Record<string, unknown>[];
+    } finally {
+      await client.end();
+    }
+  }
+
+  /** How many rows of a table hold `value` in `column`. */
+  async countRows(table: string, column: string, value: string): Promise<number> {
+    const [row] = await this.query(`select count(*) as n from "${table}" where "${column}" = $1`, [value]);
+    return Number(row?.n);
+  }
+
   /** Stops the process with SIGKILL, as a crash would. */
   async kill(): Promise<void> {
     await this.signal('SIGKILL');
@@ -230,3 +259,19 @@ export async function createTemplate(server: TestServer, organizationId: string,
   if (response.status !== 201) throw new Error(`creating a template answered ${response.status}: ${response.text}`);
   return response.body.data.id as string;
 }
+
+/** Creates a record under `collectionPath` as an administrator and returns its id. */
+export async function createRecord(server: TestServer, collectionPath: string, type: string, attributes: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<string> {
+  const response = await server.post(collectionPath, resourceDocument(type, attributes, extra));
+  if (response.status !== 201) throw new Error(`creating a ${type} answered ${response.status}: ${response.text}`);
+  return response.body.data.id as string;
+}
+
+export const createWorkspace = (server: TestServer, organizationId: string, attributes: Record<string, unknown> = {}) =>
+  createRecord(server, `/api/v1/organization/${organizationId}/workspace`, 'workspace', { name: `ws-${randomUUID()}`, ...attributes });
+
+export const createCollection = (server: TestServer, organizationId: string, attributes: Record<string, unknown> = {}) =>
+  createRecord(server, `/api/v1/organization/${organizationId}/collection`, 'collection', { name: `col-${randomUUID()}`, ...attributes });
+
+export const createVcs = (server: TestServer, organizationId: string, attributes: Record<string, unknown> = {}) =>
+  createRecord(server, `/api/v1/organization/${organizationId}/vcs`, 'vcs', { name: `vcs-${randomUUID()}`, vcsType: 'GITHUB', ...attributes });

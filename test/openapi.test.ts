@@ -30,6 +30,27 @@ for (const kind of storeKinds) {
       assert.deepEqual(response.body.components.schemas.organizationAttributes.properties.executionMode.enum, ['remote', 'local']);
     });
 
+    it('describes every path of the interface, including the second mounts and the linked-record paths', async () => {
+      const { paths, components } = (await server.get('/api/openapi.json', { token: null })).body;
+      const methods = (path: string) => Object.keys(paths[path] ?? {}).filter((k) => k !== 'parameters').sort();
+      assert.deepEqual(methods('/api/v1/organization/{organizationId}/collection/{collectionId}/item'), ['get', 'post']);
+      assert.deepEqual(methods('/api/v1/workspace/{workspaceId}/variable'), ['get', 'post']);
+      assert.deepEqual(methods('/api/v1/organization/{organizationId}/workspace/{workspaceId}/variable/{variableId}'), ['delete', 'get', 'patch']);
+      assert.deepEqual(methods('/api/v1/workspace/{workspaceId}/vcs/{vcsId}'), ['delete', 'get', 'patch']);
+      assert.deepEqual(methods('/api/v1/reference/{referenceId}'), ['delete', 'get', 'patch']);
+      assert.deepEqual(methods('/api/v1/reference/{referenceId}/collection'), ['get']);
+      assert.deepEqual(methods('/api/v1/organization/{organizationId}/workspace/{workspaceId}/relationships/{relationship}'), ['get', 'patch']);
+      assert.deepEqual(methods('/api/v1/organization/{organizationId}/team/{teamId}'), ['delete', 'get', 'patch']);
+      // Secrets are marked write-only, so generated clients never expect to read them.
+      assert.equal(components.schemas.variableAttributes.properties.value.writeOnly, true);
+      assert.equal(components.schemas.vcsAttributes.properties.clientSecret.writeOnly, true);
+      assert.equal(components.schemas.vcsAttributes.properties.name.writeOnly, undefined);
+      const ids = Object.values(paths as Record<string, Record<string, { operationId?: string }>>).flatMap((item) =>
+        Object.values(item).flatMap((operation) => (typeof operation.operationId === 'string' ? [operation.operationId] : [])),
+      );
+      assert.equal(new Set(ids).size, ids.length, 'operation ids repeat');
+    });
+
     it('serves the docs page from installed assets, without a token and without a CDN', async () => {
       const page = await server.get('/api/docs/', { token: null });
       assert.equal(page.status, 200);

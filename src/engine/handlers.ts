@@ -40,8 +40,11 @@ export interface Endpoint {
   resource: ResourceDeclaration;
   /** The resources whose ids the path names before the record's own, outermost first. */
   ancestors: readonly ResourceDeclaration[];
-  /** Set when the record is reached through another record's to-one link (`/workspace/{id}/vcs/{id}`). */
-  via?: { owner: Endpoint; link: ToOne };
+  /**
+   * Set when the record is reached through another record's to-one link (`/workspace/{id}/vcs/{id}`):
+   * the owner's endpoint, the link, and the path parameter of the linked record's id.
+   */
+  via?: { owner: Endpoint; link: ToOne; parameter: string };
   resources: Resources;
   store: Store;
   cipher: SecretCipher;
@@ -50,8 +53,6 @@ export interface Endpoint {
 export type Handler = (endpoint: Endpoint, request: HandlerRequest) => Promise<HandlerResponse>;
 
 export const idParameter = (resource: ResourceDeclaration) => `${resource.type}Id`;
-/** The path parameter of a record reached through a link, which may repeat a type already in the path. */
-export const relatedIdParameter = 'relatedId';
 
 function scopeOf(endpoint: Endpoint, caller: Caller, db: Kysely<Database> = endpoint.store.db): QueryScope {
   return { db, caller, resources: endpoint.resources, dialect: endpoint.store.dialect };
@@ -85,7 +86,7 @@ interface Located {
 async function resolveRecord(endpoint: Endpoint, scope: QueryScope, params: HandlerRequest['params']): Promise<Located> {
   if (endpoint.via !== undefined) {
     const owner = await resolveRecord(endpoint.via.owner, scope, params);
-    const id = params[relatedIdParameter] ?? '';
+    const id = params[endpoint.via.parameter] ?? '';
     const row = owner.row[endpoint.via.link.column] === id ? await findVisible(scope, endpoint.resource, id, scope.db) : undefined;
     if (row === undefined) throw notFound(endpoint.resource.type, id);
     return { row, ancestors: [] };

@@ -12,7 +12,6 @@ import {
   readRecord,
   readRelated,
   readRelationship,
-  relatedIdParameter,
   updateRecord,
   updateRelationship,
   type Endpoint,
@@ -49,7 +48,7 @@ const handlers: Record<Operation, { method: Route['method']; handler: Handler; o
  * record path (`/organization/{organizationId}/template/{templateId}`), and also at the root when it
  * declares so; its children follow it to every place it is mounted. Each record path also serves
  * its relationships (`/relationships/{name}`) and the records its to-one links name (`/vcs`,
- * `/vcs/{relatedId}`).
+ * `/vcs/{vcsId}`).
  */
 export function routesOf(resources: Resources, store: Store, cipher: SecretCipher): Route[] {
   const routes: Route[] = [];
@@ -74,10 +73,12 @@ export function routesOf(resources: Resources, store: Store, cipher: SecretCiphe
       // The linked record as a record of its own, as `/workspace/{id}/vcs/{vcsId}` serves it; not for
       // the parent, which has its own path.
       if (name === resource.parent?.relationship) continue;
-      const linked: Endpoint = { resource: target, ancestors: [], via: { owner: endpoint, link: relationship }, resources, store, cipher };
+      // Named after the linked type, unless the path already names a record of that type.
+      const parameter = recordPath.includes(`/:${idParameter(target)}`) ? 'relatedId' : idParameter(target);
+      const linked: Endpoint = { resource: target, ancestors: [], via: { owner: endpoint, link: relationship, parameter }, resources, store, cipher };
       for (const kind of ['read', 'update', 'delete'] as const) {
         const { method, handler } = handlers[kind];
-        routes.push({ method, path: `${recordPath}/${name}/:${relatedIdParameter}`, kind, endpoint: linked, handler });
+        routes.push({ method, path: `${recordPath}/${name}/:${parameter}`, kind, endpoint: linked, handler });
       }
     }
     for (const child of resources.values()) {

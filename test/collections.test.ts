@@ -1,18 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { createCollection, createOrganization, createRecord, createWorkspace, resourceDocument, storeKinds, TestServer, type Response } from './harness.ts';
+import { assertError, createCollection, createOrganization, createRecord, createWorkspace, resourceDocument, storeKinds, TestServer } from './harness.ts';
 
 const timestamp = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-
-/** Asserts a JSON:API error of the given status, and the pointer of its first error when given. */
-function assertError(response: Response, status: number, pointer?: string): { detail: string; source?: { pointer?: string } }[] {
-  assert.equal(response.status, status, response.text);
-  assert.equal(response.headers.get('content-type'), 'application/vnd.api+json');
-  const errors = response.body.errors as { detail: string; source?: { pointer?: string } }[];
-  if (pointer !== undefined) assert.equal(errors[0]?.source?.pointer, pointer, response.text);
-  return errors;
-}
 
 for (const kind of storeKinds) {
   describe(`collections, items and references (${kind})`, () => {

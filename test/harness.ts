@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -236,6 +237,15 @@ export async function createDatabase(): Promise<{ url: string; drop: () => Promi
       }
     },
   };
+}
+
+/** Asserts a JSON:API error document of the given status, and the pointer of its first error when given. */
+export function assertError(response: Response, status: number, pointer?: string): { detail: string; source?: { pointer?: string } }[] {
+  assert.equal(response.status, status, response.text);
+  assert.equal(response.headers.get('content-type'), 'application/vnd.api+json');
+  const errors = response.body.errors as { detail: string; source?: { pointer?: string } }[];
+  if (pointer !== undefined) assert.equal(errors[0]?.source?.pointer, pointer, response.text);
+  return errors;
 }
 
 /** Body of a create or update document. */

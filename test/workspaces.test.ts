@@ -1,14 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { createOrganization, createRecord, createCollection, createVcs, createWorkspace, resourceDocument, storeKinds, TestServer, type Response } from './harness.ts';
-
-function assertError(response: Response, status: number, pointer?: string): { detail: string; source?: { pointer?: string } }[] {
-  assert.equal(response.status, status, response.text);
-  const errors = response.body.errors as { detail: string; source?: { pointer?: string } }[];
-  if (pointer !== undefined) assert.equal(errors[0]?.source?.pointer, pointer, response.text);
-  return errors;
-}
+import { assertError, createOrganization, createRecord, createCollection, createVcs, createWorkspace, resourceDocument, storeKinds, TestServer } from './harness.ts';
 
 /** The attributes of a record without its audit stamps, to compare with what was sent. */
 function withoutAudit(attributes: Record<string, unknown>): Record<string, unknown> {

@@ -386,11 +386,11 @@ export async function updateRelationship(endpoint: Endpoint, request: HandlerReq
   const { resource } = endpoint;
   const name = request.params.relationship ?? '';
   const relationship = relationshipNamed(resource, name);
-  const linkage = readLinkage(request.body);
   if (relationship === 'toMany' || (typeof relationship === 'object' && relationship.kind === 'toMany')) {
     throw forbidden(`Relationship ${name} of ${resource.type} is changed through the records it lists, not replaced as a whole.`);
   }
   if (name === resource.parent?.relationship) throw forbidden(`A ${resource.type} never moves to another ${name}.`);
+  const linkage = readLinkage(request.body);
   const pointer = '/data';
   if (relationship !== 'toOne' && linkage !== null && linkage.type !== relationship.type) {
     throw new ApiError(409, { code: 'type_mismatch', detail: `Relationship ${name} links ${relationship.type} records.`, pointer: '/data/type' });

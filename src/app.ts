@@ -3,12 +3,16 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
+import { ApiTokens } from './auth/api-tokens.js';
+import { Authenticator } from './auth/authenticator.js';
+import { OidcVerifier } from './auth/oidc.js';
 import { TokenSigner } from './auth/tokens.js';
 import { registerRoutes, routesOf } from './engine/routes.js';
 import { authenticate } from './http/authenticate.js';
 import { errorHandler } from './http/error-handler.js';
 import { openApiDocument } from './http/openapi.js';
 import { sendDocument } from './http/send-document.js';
+import { registerTokenRoutes } from './http/token-routes.js';
 import { ApiError, badRequest } from './jsonapi/errors.js';
 import type { Logger } from './log.js';
 import { resources } from './resources/index.js';
@@ -90,10 +94,13 @@ export function buildApp({ config, store, signingKey, cipher, log }: AppDependen
   void app.register(swaggerUi, { routePrefix: '/api/docs' });
 
   const signer = new TokenSigner(signingKey, config.adminGroup);
+  const apiTokens = new ApiTokens(store.db, signer);
+  const oidc = config.oidc === undefined ? undefined : new OidcVerifier(config.oidc, config.adminGroup);
   void app.register((api, _options, done) => {
     api.decorateRequest('caller', undefined);
-    api.addHook('onRequest', authenticate(signer));
+    api.addHook('onRequest', authenticate(new Authenticator(signer, apiTokens, oidc)));
     registerRoutes(api, routes);
+    registerTokenRoutes(api, { apiTokens, store, resources });
     done();
   });
   return app;

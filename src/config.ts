@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { OidcSettings } from './auth/oidc.js';
 import { parseEncryptionKey } from './secrets/cipher.js';
 
 /** Every setting of the service and the CLI, read from the environment and validated once. */
@@ -17,6 +18,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Size of the PostgreSQL connection pool of one process. */
   databasePoolSize: number;
+  /** An OpenID Connect issuer whose tokens are accepted beside the service's own. */
+  oidc: OidcSettings | undefined;
 }
 
 export class ConfigError extends Error {
@@ -69,6 +72,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const adminGroup = env.STRATUM_ADMIN_GROUP ?? 'STRATUM_ADMIN';
   if (adminGroup.trim() === '') problems.push('STRATUM_ADMIN_GROUP must not be empty');
 
+  const issuer = nonEmpty(env.STRATUM_OIDC_ISSUER);
+  if (issuer !== undefined && !/^https?:\/\/[^\s]+$/.test(issuer)) problems.push('STRATUM_OIDC_ISSUER must be an http:// or https:// URL');
+  const oidc: OidcSettings | undefined =
+    issuer === undefined
+      ? undefined
+      : { issuer, audience: nonEmpty(env.STRATUM_OIDC_AUDIENCE), groupsClaim: nonEmpty(env.STRATUM_OIDC_GROUPS_CLAIM) ?? 'groups' };
+
   const config: Config = {
     port: integer('PORT', 8080, 0, 65535),
     host: nonEmpty(env.HOST) ?? '0.0.0.0',
@@ -79,6 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminGroup,
     logLevel: logLevel as Config['logLevel'],
     databasePoolSize: integer('STRATUM_DATABASE_POOL_SIZE', 10, 1, 1000),
+    oidc,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

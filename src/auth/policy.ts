@@ -1,5 +1,6 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
-import type { Database } from '../store/database.js';
+import { columnOf } from '../engine/declaration.js';
+import type { Database, Row } from '../store/database.js';
 import type { Caller } from './caller.js';
 
 /** What a team may do inside an organization, as decisions.md names the team flags. */
@@ -18,27 +19,49 @@ export const capabilities = [
 export type Capability = (typeof capabilities)[number];
 
 const everything: ReadonlySet<Capability> = new Set(capabilities);
-const nothing: ReadonlySet<Capability> = new Set();
+
+/** What each team role grants, as in Terrakube; a team without a role (custom) grants its flags. */
+const roleCapabilities: Record<string, readonly Capability[]> = {
+  admin: capabilities,
+  write: ['manageWorkspace', 'manageState', 'planJob', 'approveJob'],
+  plan: ['planJob'],
+  read: [],
+};
+
+/** The capabilities one team row grants. */
+export function teamCapabilities(team: Row): Capability[] {
+  const role = typeof team.role === 'string' ? team.role : 'custom';
+  const granted = roleCapabilities[role] ?? capabilities.filter((capability) => Number(team[columnOf(capability)]) === 1);
+  // Terrakube treats managing jobs as planning or approving them.
+  return granted.includes('planJob') || granted.includes('approveJob') ? [...new Set<Capability>([...granted, 'manageJob'])] : [...granted];
+}
+
+/** The team names that make the caller a member: its groups. */
+function memberships(caller: Caller): readonly string[] {
+  return caller.groups;
+}
 
 /**
  * Which organizations the caller may read, as a SQL predicate on an organization id column, so that
  * read authorization is part of every query and paging totals count only what the caller sees.
  *
- * Administrators read every organization. Everyone else reads the organizations it is a member of
- * through a team; team records do not exist yet, so a non-administrator reads none.
+ * Administrators read every organization; anyone else reads those where one of its groups names a team.
  */
-export function readableOrganization(caller: Caller, _organizationId: Expression<unknown>): Expression<SqlBool> {
-  return caller.isAdministrator ? sql<SqlBool>`1 = 1` : sql<SqlBool>`1 = 0`;
+export function readableOrganization(caller: Caller, organizationId: Expression<unknown>): Expression<SqlBool> {
+  if (caller.isAdministrator) return sql<SqlBool>`1 = 1`;
+  const groups = memberships(caller);
+  if (groups.length === 0) return sql<SqlBool>`1 = 0`;
+  return sql<SqlBool>`exists (select 1 from team as member_team where member_team.organization_id = ${organizationId} and member_team.name in (${sql.join(groups)}))`;
 }
 
 /**
- * The capabilities the caller holds in one organization it can read. Administrators hold every
- * capability; team grants join here once teams exist.
+ * The capabilities the caller holds in one organization it can read: every one for administrators,
+ * otherwise the union of what its teams there grant.
  */
-export function capabilitiesIn(
-  _db: Kysely<Database>,
-  caller: Caller,
-  _organizationId: string,
-): Promise<ReadonlySet<Capability>> {
-  return Promise.resolve(caller.isAdministrator ? everything : nothing);
+export async function capabilitiesIn(db: Kysely<Database>, caller: Caller, organizationId: string): Promise<ReadonlySet<Capability>> {
+  if (caller.isAdministrator) return everything;
+  const groups = memberships(caller);
+  if (groups.length === 0) return new Set();
+  const teams = await db.selectFrom('team').selectAll().where('organization_id', '=', organizationId).where('name', 'in', groups).execute();
+  return new Set(teams.flatMap(teamCapabilities));
 }

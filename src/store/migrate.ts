@@ -2,12 +2,14 @@ import { Migrator, type Kysely, type Migration } from 'kysely';
 import type { Database, Dialect } from './database.js';
 import { foundation } from './migrations/0001-foundation.js';
 import { configurationRecords } from './migrations/0002-configuration-records.js';
+import { apiTokens } from './migrations/0003-api-tokens.js';
 
 /** The one migration history of both stores, in order; a migration, once released, never changes. */
 function migrations(dialect: Dialect): Record<string, Migration> {
   return {
     '0001-foundation': foundation(dialect),
     '0002-configuration-records': configurationRecords(dialect),
+    '0003-api-tokens': apiTokens(dialect),
   };
 }
 

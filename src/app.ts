@@ -98,7 +98,7 @@ export function buildApp({ config, store, signingKey, cipher, log }: AppDependen
   const oidc = config.oidc === undefined ? undefined : new OidcVerifier(config.oidc, config.adminGroup);
   void app.register((api, _options, done) => {
     api.decorateRequest('caller', undefined);
-    api.addHook('onRequest', authenticate(new Authenticator(signer, apiTokens, oidc)));
+    api.addHook('onRequest', authenticate(new Authenticator(signer, apiTokens, oidc), log));
     registerRoutes(api, routes);
     registerTokenRoutes(api, { apiTokens, store, resources });
     done();

@@ -4,6 +4,7 @@ import type { Caller } from '../auth/caller.js';
 import { IdentityProviderUnavailableError } from '../auth/oidc.js';
 import { InvalidTokenError } from '../auth/tokens.js';
 import { ApiError, unauthorized } from '../jsonapi/errors.js';
+import type { Logger } from '../log.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -15,7 +16,7 @@ declare module 'fastify' {
  * An onRequest hook that identifies the caller from `Authorization: Bearer <token>` before any body
  * is read, so an anonymous request never costs a parse.
  */
-export function authenticate(authenticator: Authenticator) {
+export function authenticate(authenticator: Authenticator, log: Logger) {
   return async (request: FastifyRequest): Promise<void> => {
     const header = request.headers.authorization;
     if (header === undefined || header.trim() === '') throw unauthorized('A bearer token is required.', false);
@@ -26,6 +27,7 @@ export function authenticate(authenticator: Authenticator) {
     } catch (error) {
       if (error instanceof InvalidTokenError) throw unauthorized(error.message, true);
       if (error instanceof IdentityProviderUnavailableError) {
+        log.warn({ reason: error.message }, 'identity provider unavailable');
         throw new ApiError(503, { code: 'identity_provider_unavailable', detail: 'The identity provider could not be reached to verify the token; retry shortly.' });
       }
       throw error;

@@ -386,19 +386,21 @@ export async function updateRelationship(endpoint: Endpoint, request: HandlerReq
   const { resource } = endpoint;
   const name = request.params.relationship ?? '';
   const relationship = relationshipNamed(resource, name);
-  if (relationship === 'toMany' || (typeof relationship === 'object' && relationship.kind === 'toMany')) {
-    throw forbidden(`Relationship ${name} of ${resource.type} is changed through the records it lists, not replaced as a whole.`);
-  }
-  if (name === resource.parent?.relationship) throw forbidden(`A ${resource.type} never moves to another ${name}.`);
-  const linkage = readLinkage(request.body);
   const pointer = '/data';
-  if (relationship !== 'toOne' && linkage !== null && linkage.type !== relationship.type) {
-    throw new ApiError(409, { code: 'type_mismatch', detail: `Relationship ${name} links ${relationship.type} records.`, pointer: '/data/type' });
-  }
+  // Checked inside the change, after the record is found visible and writable: a caller who may not
+  // see the record learns nothing about it, not even which relationships it has.
   await changeRecord(endpoint, request, async ({ trx, scope, row, organizationId }) => {
+    if (relationship === 'toMany' || (typeof relationship === 'object' && relationship.kind === 'toMany')) {
+      throw forbidden(`Relationship ${name} of ${resource.type} is changed through the records it lists, not replaced as a whole.`);
+    }
+    if (name === resource.parent?.relationship) throw forbidden(`A ${resource.type} never moves to another ${name}.`);
+    const linkage = readLinkage(request.body);
     if (relationship === 'toOne') {
       if (linkage !== null) throw new ApiError(422, { code: 'not_supported', detail: `Relationship ${name} is not supported yet; send null.`, pointer });
       return;
+    }
+    if (linkage !== null && linkage.type !== relationship.type) {
+      throw new ApiError(409, { code: 'type_mismatch', detail: `Relationship ${name} links ${relationship.type} records.`, pointer: '/data/type' });
     }
     await checkLinkTarget(scope, relationship, linkage?.id ?? null, organizationId, pointer);
     await trx

@@ -12,7 +12,7 @@ import { authenticate } from './http/authenticate.js';
 import { errorHandler } from './http/error-handler.js';
 import { openApiDocument } from './http/openapi.js';
 import { sendDocument } from './http/send-document.js';
-import { registerTokenRoutes } from './http/token-routes.js';
+import { registerTokenRoutes, tokenOpenApiPaths } from './http/token-routes.js';
 import { ApiError, badRequest } from './jsonapi/errors.js';
 import type { Logger } from './log.js';
 import { resources } from './resources/index.js';
@@ -88,7 +88,7 @@ export function buildApp({ config, store, signingKey, cipher, log }: AppDependen
 
   // The API description is public, like the health checks: generated once from the declarations.
   const routes = routesOf(resources, store, cipher);
-  const openApi = openApiDocument(resources, routes, packageVersion());
+  const openApi = openApiDocument(resources, routes, packageVersion(), tokenOpenApiPaths());
   app.get('/api/openapi.json', (_request, reply) => reply.send(openApi));
   void app.register(swagger, { mode: 'static', specification: { document: openApi as never } });
   void app.register(swaggerUi, { routePrefix: '/api/docs' });

@@ -64,7 +64,8 @@ const typeOfParameter = (parameter: string) => parameter.replace(/^\{|Id\}$/g, '
 
 function endpointsOf(openApi: { paths: Record<string, Record<string, unknown>> }): Endpoint[] {
   const endpoints: Endpoint[] = [];
-  for (const [path, operations] of Object.entries(openApi.paths)) {
+  // The token endpoints, outside /api/v1, have their own cells below.
+  for (const [path, operations] of Object.entries(openApi.paths).filter(([path]) => path.startsWith('/api/v1'))) {
     const segments = path.split('/');
     const relationship = segments.at(-2) === 'relationships';
     const last = relationship ? (segments.at(-3) ?? '') : (segments.at(-1) ?? '');

@@ -41,6 +41,13 @@ for (const kind of storeKinds) {
       assert.deepEqual(methods('/api/v1/reference/{referenceId}/collection'), ['get']);
       assert.deepEqual(methods('/api/v1/organization/{organizationId}/workspace/{workspaceId}/relationships/{relationship}'), ['get', 'patch']);
       assert.deepEqual(methods('/api/v1/organization/{organizationId}/team/{teamId}'), ['delete', 'get', 'patch']);
+      // The token endpoints decisions.md adds, described by hand beside the generated paths.
+      assert.deepEqual(methods('/access-token/v1/teams'), ['get', 'post']);
+      assert.deepEqual(methods('/access-token/v1/teams/{tokenId}'), ['delete']);
+      assert.deepEqual(methods('/access-token/v1/teams/current-teams'), ['get']);
+      assert.deepEqual(methods('/access-token/v1/teams/permissions/organization/{organizationId}/workspace/{workspaceId}'), ['get']);
+      assert.deepEqual(methods('/pat/v1'), ['get', 'post']);
+      assert.deepEqual(methods('/pat/v1/{tokenId}'), ['delete']);
       // Secrets are marked write-only, so generated clients never expect to read them.
       assert.equal(components.schemas.variableAttributes.properties.value.writeOnly, true);
       assert.equal(components.schemas.vcsAttributes.properties.clientSecret.writeOnly, true);

@@ -112,7 +112,13 @@ const errors = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [String(s), { description: 'A JSON:API error document.', content: jsonApi('Errors') }]));
 
 /** The OpenAPI 3.1 description of the API, generated from the resource declarations. */
-export function openApiDocument(resources: Resources, routes: readonly Route[], version: string): Record<string, unknown> {
+export function openApiDocument(
+  resources: Resources,
+  routes: readonly Route[],
+  version: string,
+  /** Paths described by hand: endpoints outside the resource declarations. */
+  otherPaths: Record<string, Record<string, unknown>> = {},
+): Record<string, unknown> {
   const schemas: Record<string, Schema> = {
     Errors: {
       type: 'object',
@@ -158,7 +164,7 @@ export function openApiDocument(resources: Resources, routes: readonly Route[], 
     info: { title: 'Stratum', version, description: 'Infrastructure automation management service (JSON:API).' },
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } }, schemas },
     security: [{ bearer: [] }],
-    paths,
+    paths: { ...paths, ...otherPaths },
   };
 }
 

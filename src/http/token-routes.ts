@@ -62,3 +62,94 @@ export function registerTokenRoutes(api: FastifyInstance, { apiTokens, store, re
     });
   }
 }
+
+const tokenRequest = (team: boolean) => ({
+  type: 'object',
+  required: team ? ['description', 'group'] : ['description'],
+  properties: {
+    description: { type: 'string', maxLength: 512 },
+    ...(team ? { group: { type: 'string', maxLength: 128, description: 'The team (directory group) the token speaks for; the caller must belong to it.' } } : {}),
+    days: { type: ['integer', 'string'], minimum: 0, description: 'Integer or numeric string; days, hours and minutes all zero: the token never expires.' },
+    hours: { type: ['integer', 'string'], minimum: 0 },
+    minutes: { type: ['integer', 'string'], minimum: 0 },
+  },
+  additionalProperties: false,
+});
+const tokenView = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', format: 'uuid', description: 'Also the JWT jti.' },
+    description: { type: 'string' },
+    group: { type: 'string' },
+    days: { type: 'integer' },
+    hours: { type: 'integer' },
+    minutes: { type: 'integer' },
+    createdBy: { type: 'string' },
+    createdDate: { type: 'string', format: 'date-time' },
+    expiresAt: { type: ['string', 'null'], format: 'date-time' },
+    deleted: { type: 'boolean' },
+  },
+};
+const json = (schema: unknown) => ({ 'application/json': { schema } });
+const failure = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [String(s), { description: 'A JSON:API error document.', content: { 'application/vnd.api+json': { schema: { $ref: '#/components/schemas/Errors' } } } }]));
+const idParameter = { name: 'tokenId', in: 'path', required: true, schema: { type: 'string' } };
+const permissionFlags = {
+  type: 'object',
+  properties: Object.fromEntries([...capabilities, 'managePermission'].map((name) => [name, { type: 'boolean' }])),
+};
+
+/** The OpenAPI paths of the token endpoints, which speak plain JSON rather than JSON:API. */
+export function tokenOpenApiPaths(): Record<string, Record<string, unknown>> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const [base, team] of [['/access-token/v1/teams', true], ['/pat/v1', false]] as const) {
+    const noun = team ? 'team API token' : 'personal access token';
+    const id = team ? 'team_token' : 'personal_token';
+    paths[base] = {
+      post: {
+        operationId: `create_${id}`,
+        summary: `Create a ${noun}; the token string is returned once`,
+        requestBody: { required: true, content: json(tokenRequest(team)) },
+        responses: { '201': { description: 'The token and its record.', content: json({ ...tokenView, properties: { ...tokenView.properties, token: { type: 'string' } } }) }, ...failure(400, 401, 403, 415) },
+      },
+      get: {
+        operationId: `list_${id}s`,
+        summary: team ? "The live team tokens of the caller's groups (every group for administrators)" : "The caller's live personal tokens",
+        responses: { '200': { description: 'Tokens, without their strings.', content: json({ type: 'array', items: tokenView }) }, ...failure(401) },
+      },
+    };
+    paths[`${base}/{tokenId}`] = {
+      parameters: [idParameter],
+      delete: {
+        operationId: `revoke_${id}`,
+        summary: `Revoke a ${noun}: refused at once here, within a second on every other server`,
+        responses: { '202': { description: 'Revoked.' }, ...failure(401, 404) },
+      },
+    };
+  }
+  paths['/access-token/v1/teams/current-teams'] = {
+    get: {
+      operationId: 'current_teams',
+      summary: "The caller's groups",
+      responses: { '200': { description: 'The groups.', content: json({ type: 'object', properties: { groups: { type: 'array', items: { type: 'string' } } } }) }, ...failure(401) },
+    },
+  };
+  const uuid = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string', format: 'uuid' } });
+  paths['/access-token/v1/teams/permissions/organization/{organizationId}'] = {
+    parameters: [uuid('organizationId')],
+    get: {
+      operationId: 'organization_permissions',
+      summary: "The caller's permissions in an organization",
+      responses: { '200': { description: 'Permission flags.', content: json(permissionFlags) }, ...failure(401, 404) },
+    },
+  };
+  paths['/access-token/v1/teams/permissions/organization/{organizationId}/workspace/{workspaceId}'] = {
+    parameters: [uuid('organizationId'), uuid('workspaceId')],
+    get: {
+      operationId: 'workspace_permissions',
+      summary: "The caller's permissions in a workspace",
+      responses: { '200': { description: 'Permission flags.', content: json(permissionFlags) }, ...failure(401, 404) },
+    },
+  };
+  return paths;
+}

@@ -187,6 +187,29 @@ export class TestServer {
     }
   }
 
+  /**
+   * Changes rows straight in this server's database, for states the API cannot reach in a test's
+   * time, like a token past its expiry. Returns how many rows changed.
+   */
+  async execute(text: string, parameters: unknown[] = []): Promise<number> {
+    if (this.kind === 'sqlite') {
+      const db = new Sqlite(path.join(this.env.STRATUM_DATA_DIR ?? '', 'stratum.db'));
+      try {
+        db.pragma('busy_timeout = 5000');
+        return db.prepare(text.replace(/\$\d+/g, '?')).run(...parameters).changes;
+      } finally {
+        db.close();
+      }
+    }
+    const client = new pg.Client({ connectionString: this.env.DATABASE_URL });
+    await client.connect();
+    try {
+      return (await client.query(text, parameters)).rowCount ?? 0;
+    } finally {
+      await client.end();
+    }
+  }
+
   /** How many rows of a table hold `value` in `column`. */
   async countRows(table: string, column: string, value: string): Promise<number> {
     const [row] = await this.query(`select count(*) as n from "${table}" where "${column}" = $1`, [value]);

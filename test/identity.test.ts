@@ -206,6 +206,16 @@ for (const kind of storeKinds) {
       assertError(await server.delete(`${teamTokens}/${id}`, { token: member }), 404);
     });
 
+    it('drops a team token from the list and refuses it once its record has expired', async () => {
+      const { id, token } = (await server.post(teamTokens, { description: 'short-lived', minutes: 5, group }, { token: member })).body as { id: string; token: string };
+      assert.equal((await server.get(`/api/v1/organization/${mine}`, { token })).status, 200);
+      // Five minutes are too long to wait: the record is moved into the past instead.
+      assert.equal(await server.execute('update api_token set expires_at = $1 where id = $2', [new Date(Date.now() - 1000).toISOString(), id]), 1);
+      assert.ok(!(await server.get(teamTokens, { token: member })).body.some((t: { id: string }) => t.id === id));
+      await sleep(600);
+      assertRefused(await server.get(`/api/v1/organization/${mine}`, { token }), /revoked/);
+    });
+
     it('refuses expired, forged and unsigned tokens with 401 and WWW-Authenticate', async () => {
       assertRefused(await server.get('/api/v1/organization', { token: await server.token({ groups: ['STRATUM_ADMIN'], ttlSeconds: -60 }) }), /expired/);
       // A tracked token the server never issued: right key, no record.

@@ -26,7 +26,7 @@ export class Authenticator {
     if (issuer === tokenIssuer) {
       const { caller, tracked } = await this.signer.verify(token);
       if (tracked !== undefined && !(await this.apiTokens.isLive(tracked.id, token))) {
-        throw new InvalidTokenError('the token has been revoked');
+        throw new InvalidTokenError('the token has been revoked or has expired');
       }
       return caller;
     }

@@ -220,11 +220,16 @@ export function columnOf(attribute: string): string {
   return attribute.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 
+export type SecretAttribute = TextAttribute & { secret: Secrecy };
+
+/** Whether an attribute may hold a secret: never filtered, sorted or read back while it does. */
+export function maySecret(attribute: Attribute | undefined): attribute is SecretAttribute {
+  return attribute?.kind === 'text' && attribute.secret !== undefined;
+}
+
 /** Attributes whose value may be a secret, by name. */
-export function secretAttributes(resource: ResourceDeclaration): [string, TextAttribute & { secret: Secrecy }][] {
-  return Object.entries(resource.attributes).filter(
-    (entry): entry is [string, TextAttribute & { secret: Secrecy }] => entry[1].kind === 'text' && entry[1].secret !== undefined,
-  );
+export function secretAttributes(resource: ResourceDeclaration): [string, SecretAttribute][] {
+  return Object.entries(resource.attributes).filter((entry): entry is [string, SecretAttribute] => maySecret(entry[1]));
 }
 
 /** The link of a resource to its parent in paths. */

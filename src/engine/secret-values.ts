@@ -2,11 +2,11 @@ import { ApiError } from '../jsonapi/errors.js';
 import type { AttributeValues } from '../jsonapi/request-document.js';
 import { secretPlace, type SecretCipher } from '../secrets/cipher.js';
 import type { Row } from '../store/database.js';
-import { columnOf, secretAttributes, type ResourceDeclaration, type TextAttribute } from './declaration.js';
+import { columnOf, maySecret, secretAttributes, type Attribute, type ResourceDeclaration } from './declaration.js';
 
 /** Whether a stored record's value of `attribute` is a secret, which every read returns as null. */
-export function isSecretIn(attribute: TextAttribute, row: Row): boolean {
-  if (attribute.secret === undefined) return false;
+export function isSecretIn(attribute: Attribute, row: Row): boolean {
+  if (!maySecret(attribute)) return false;
   if ('always' in attribute.secret) return true;
   return isTrue(row[columnOf(attribute.secret.whileTrue)]);
 }

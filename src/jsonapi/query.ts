@@ -1,7 +1,7 @@
 import { parse as parseRsql } from '@rsql/parser';
 import type { ExpressionNode } from '@rsql/ast';
 import type { ResourceDeclaration, Resources } from '../engine/declaration.js';
-import { unmodeledRelationships } from '../engine/declaration.js';
+import { maySecret, unmodeledRelationships } from '../engine/declaration.js';
 import { badParameter } from './errors.js';
 
 export const defaultPageSize = 500;
@@ -128,7 +128,7 @@ function parseSort(text: string | undefined, resource: ResourceDeclaration): Sor
       throw badParameter('sort', `${resource.type} has no attribute ${attribute} to sort by.`);
     }
     // An order reveals secrets as surely as a filter.
-    if (declared?.kind === 'text' && declared.secret !== undefined) {
+    if (maySecret(declared)) {
       throw badParameter('sort', `${resource.type}.${attribute} may hold a secret and cannot be sorted by.`);
     }
     return { attribute, descending };

@@ -1,7 +1,7 @@
 import type { ComparisonNode, ExpressionNode } from '@rsql/ast';
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Attribute, ResourceDeclaration, Resources } from '../engine/declaration.js';
-import { columnOf } from '../engine/declaration.js';
+import { columnOf, maySecret } from '../engine/declaration.js';
 import { toColumn } from '../engine/codec.js';
 import type { Dialect } from '../store/database.js';
 import { badParameter } from './errors.js';
@@ -57,7 +57,7 @@ function compileComparison(
     throw badParameter(context.parameter, `${resource.type} has no attribute ${name} to filter on.`);
   }
   // Matching a secret would reveal it a guess at a time.
-  if (attribute.kind === 'text' && attribute.secret !== undefined) {
+  if (maySecret(attribute)) {
     throw badParameter(context.parameter, `${resource.type}.${name} may hold a secret and cannot be filtered on.`);
   }
   const column = sql.ref(`${alias}.${name === 'id' ? 'id' : columnOf(name)}`);

@@ -35,7 +35,7 @@ export function toResourceObject(resource: ResourceDeclaration, row: Row, option
   const attributes: ResourceObject['attributes'] = {};
   for (const [name, attribute] of Object.entries(resource.attributes)) {
     if (!keep(name)) continue;
-    attributes[name] = attribute.kind === 'text' && isSecretIn(attribute, row) ? null : fromColumn(attribute, row[columnOf(name)]);
+    attributes[name] = isSecretIn(attribute, row) ? null : fromColumn(attribute, row[columnOf(name)]);
   }
   const relationships: ResourceObject['relationships'] = {};
   for (const [name, relationship] of Object.entries(resource.relationships)) {

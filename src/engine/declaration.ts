@@ -232,6 +232,13 @@ export function secretAttributes(resource: ResourceDeclaration): [string, Secret
   return Object.entries(resource.attributes).filter((entry): entry is [string, SecretAttribute] => maySecret(entry[1]));
 }
 
+/** The declaration of `type`, which the declaration of `user` links; a missing one is a mistake in the declarations. */
+export function declared(resources: Resources, type: string, user: string): ResourceDeclaration {
+  const resource = resources.get(type);
+  if (resource === undefined) throw new Error(`${user} links an undeclared type ${type}`);
+  return resource;
+}
+
 /** The link of a resource to its parent in paths. */
 export function parentLink(resource: ResourceDeclaration): ToOne | undefined {
   if (resource.parent === undefined) return undefined;

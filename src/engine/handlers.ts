@@ -12,7 +12,7 @@ import type { Database, Row, Store } from '../store/database.js';
 import { classifyDatabaseError } from '../store/database-errors.js';
 import { newRecordId } from '../store/record-id.js';
 import { toColumns } from './codec.js';
-import { columnOf, parentLink, unmodeledRelationships, type ResourceDeclaration, type Resources, type ToOne } from './declaration.js';
+import { columnOf, declared, parentLink, unmodeledRelationships, type ResourceDeclaration, type Resources, type ToOne } from './declaration.js';
 import { loadIncluded, recordKey, type IncludeResult } from './include.js';
 import { findVisible, listVisible, type QueryScope } from './records.js';
 import { sealSecrets } from './secret-values.js';
@@ -64,17 +64,16 @@ function scopeOf(endpoint: Endpoint, caller: Caller, db: Kysely<Database> = endp
  */
 async function resolveAncestors(endpoint: Endpoint, scope: QueryScope, params: HandlerRequest['params']): Promise<Row[]> {
   const rows: Row[] = [];
-  for (const ancestor of endpoint.ancestors) {
-    const id = params[idParameter(ancestor)] ?? '';
-    const row = await findVisible(scope, ancestor, id, scope.db);
-    const previous = rows.at(-1);
-    const link = parentLink(ancestor);
-    if (row === undefined || (previous !== undefined && link !== undefined && row[link.column] !== previous.id)) {
-      throw notFound(ancestor.type, id);
-    }
-    rows.push(row);
-  }
+  for (const ancestor of endpoint.ancestors) rows.push(await findUnder(scope, ancestor, params[idParameter(ancestor)] ?? '', rows.at(-1)));
   return rows;
+}
+
+/** The visible record `id`, which must belong to `parent` when there is one; otherwise a 404 naming it. */
+async function findUnder(scope: QueryScope, resource: ResourceDeclaration, id: string, parent: Row | undefined): Promise<Row> {
+  const row = await findVisible(scope, resource, id, scope.db);
+  const link = parentLink(resource);
+  if (row === undefined || (parent !== undefined && link !== undefined && row[link.column] !== parent.id)) throw notFound(resource.type, id);
+  return row;
 }
 
 interface Located {
@@ -92,13 +91,7 @@ async function resolveRecord(endpoint: Endpoint, scope: QueryScope, params: Hand
     return { row, ancestors: [] };
   }
   const ancestors = await resolveAncestors(endpoint, scope, params);
-  const id = params[idParameter(endpoint.resource)] ?? '';
-  const row = await findVisible(scope, endpoint.resource, id, scope.db);
-  const parent = ancestors.at(-1);
-  const link = parentLink(endpoint.resource);
-  if (row === undefined || (parent !== undefined && link !== undefined && row[link.column] !== parent.id)) {
-    throw notFound(endpoint.resource.type, id);
-  }
+  const row = await findUnder(scope, endpoint.resource, params[idParameter(endpoint.resource)] ?? '', ancestors.at(-1));
   return { row, ancestors };
 }
 
@@ -339,8 +332,7 @@ async function checkLinkTarget(scope: QueryScope, link: ToOne, id: string | null
 /** GET `{record}/{link}`: the record a to-one relationship links, or null. */
 export function readRelated(link: ToOne): Handler {
   return async (endpoint, request) => {
-    const target = endpoint.resources.get(link.type);
-    if (target === undefined) throw new Error(`${endpoint.resource.type} links an undeclared type ${link.type}`);
+    const target = declared(endpoint.resources, link.type, endpoint.resource.type);
     const query = parseReadQuery(request.query, target, endpoint.resources);
     const scope = scopeOf(endpoint, request.caller);
     const { row } = await resolveRecord(endpoint, scope, request.params);
@@ -362,8 +354,7 @@ export async function readRelationship(endpoint: Endpoint, request: HandlerReque
     await resolveRecord(endpoint, scope, request.params);
     return { status: 200, body: { data: relationship === 'toOne' ? null : [] } };
   }
-  const target = endpoint.resources.get(relationship.type);
-  if (target === undefined) throw new Error(`${resource.type} links an undeclared type ${relationship.type}`);
+  const target = declared(endpoint.resources, relationship.type, resource.type);
   if (relationship.kind === 'toOne') {
     parseReadQuery(request.query, resource, endpoint.resources);
     const { row } = await resolveRecord(endpoint, scope, request.params);

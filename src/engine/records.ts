@@ -4,7 +4,7 @@ import { readableOrganization } from '../auth/policy.js';
 import type { Page, SortKey } from '../jsonapi/query.js';
 import type { Database, Dialect, Row } from '../store/database.js';
 import type { ResourceDeclaration, Resources, ToOne } from './declaration.js';
-import { columnOf } from './declaration.js';
+import { columnOf, declared } from './declaration.js';
 
 /** What every query needs to know about the request it serves. */
 export interface QueryScope {
@@ -36,8 +36,7 @@ export function visible(scope: QueryScope, resource: ResourceDeclaration, alias:
     (entry): entry is [string, ToOne] => entry[1].kind === 'toOne' && (entry[0] === resource.parent?.relationship || entry[1].owner),
   );
   for (const [name, link] of owners) {
-    const owner = scope.resources.get(link.type);
-    if (owner === undefined) throw new Error(`${resource.type} is owned by an undeclared type ${link.type}`);
+    const owner = declared(scope.resources, link.type, resource.type);
     const ownerAlias = `${alias}_${name}`;
     conditions.push(
       sql<SqlBool>`exists (select 1 from ${sql.table(owner.table)} as ${sql.id(ownerAlias)} where ${sql.ref(`${ownerAlias}.id`)} = ${sql.ref(`${alias}.${link.column}`)} and ${visible(scope, owner, ownerAlias)})`,

@@ -3,7 +3,7 @@ import type { SecretCipher } from '../secrets/cipher.js';
 import type { Store } from '../store/database.js';
 import { requireCaller } from '../http/authenticate.js';
 import { sendDocument } from '../http/send-document.js';
-import { allOperations, type Operation, type ResourceDeclaration, type Resources, type ToOne } from './declaration.js';
+import { allOperations, declared, type Operation, type ResourceDeclaration, type Resources, type ToOne } from './declaration.js';
 import {
   createRecord,
   deleteRecord,
@@ -66,8 +66,7 @@ export function routesOf(resources: Resources, store: Store, cipher: SecretCiphe
     );
     for (const [name, relationship] of Object.entries(resource.relationships)) {
       if (relationship.kind !== 'toOne') continue;
-      const target = resources.get(relationship.type);
-      if (target === undefined) throw new Error(`${resource.type} links an undeclared type ${relationship.type}`);
+      const target = declared(resources, relationship.type, resource.type);
       const link = { name, relationship };
       routes.push({ method: 'GET', path: `${recordPath}/${name}`, kind: 'readRelated', endpoint, handler: readRelated(relationship), link });
       // The linked record as a record of its own, as `/workspace/{id}/vcs/{vcsId}` serves it; not for

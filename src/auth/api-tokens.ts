@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { ApiError, badRequest, forbidden } from '../jsonapi/errors.js';
+import { badRequest, forbidden, notFound } from '../jsonapi/errors.js';
 import { newRecordId } from '../store/record-id.js';
 import type { Database, Row } from '../store/database.js';
 import { auditName, type Caller } from './caller.js';
@@ -56,14 +56,17 @@ export function parseTokenRequest(body: unknown, kind: TrackedKind): TokenReques
   }
   const lifetime = { days: 0, hours: 0, minutes: 0 };
   for (const name of lifetimeFields) lifetime[name] = wholeNumber(fields[name], name);
-  const seconds = lifetimeFields.reduce((sum, name) => sum + lifetime[name] * secondsPer[name], 0);
-  if (seconds > maxLifetimeSeconds) throw badRequest('invalid_field', 'A token may live at most 100 years; all zero is a token that never expires.', { pointer: '/days' });
+  if (lifetimeSeconds(lifetime) > maxLifetimeSeconds) throw badRequest('invalid_field', 'A token may live at most 100 years; all zero is a token that never expires.', { pointer: '/days' });
   return {
     description: requiredText(fields.description, 'description', 512),
     group: kind === 'team' ? requiredText(fields.group, 'group', 128) : undefined,
     ...lifetime,
   };
 }
+
+/** A token's lifetime in seconds; zero for one that never expires. */
+const lifetimeSeconds = (lifetime: Pick<TokenRequest, (typeof lifetimeFields)[number]>) =>
+  lifetimeFields.reduce((sum, name) => sum + lifetime[name] * secondsPer[name], 0);
 
 function wholeNumber(value: unknown, name: string): number {
   if (value === undefined || value === null || value === '') return 0;
@@ -105,8 +108,9 @@ export class ApiTokens {
     }
     const id = newRecordId();
     const now = new Date();
-    const seconds = request.days * secondsPer.days + request.hours * secondsPer.hours + request.minutes * secondsPer.minutes;
+    const seconds = lifetimeSeconds(request);
     const expiresAt = seconds === 0 ? null : new Date(now.getTime() + seconds * 1000).toISOString();
+    const issued = { ttlSeconds: seconds === 0 ? undefined : seconds, tracked: { id, kind } };
     const { token } = await this.signer.sign(
       request.group === undefined
         ? {
@@ -115,16 +119,9 @@ export class ApiTokens {
             ...(caller.email === undefined ? {} : { email: caller.email }),
             ...(caller.name === undefined ? {} : { name: caller.name }),
             groups: caller.groups,
-            ttlSeconds: seconds === 0 ? undefined : seconds,
-            tracked: { id, kind },
+            ...issued,
           }
-        : {
-            subject: `team:${request.group}`,
-            name: `${request.group} (Team Token)`,
-            groups: [request.group],
-            ttlSeconds: seconds === 0 ? undefined : seconds,
-            tracked: { id, kind },
-          },
+        : { subject: `team:${request.group}`, name: `${request.group} (Team Token)`, groups: [request.group], ...issued },
     );
     const row = {
       id,
@@ -169,7 +166,7 @@ export class ApiTokens {
     const allowed =
       row !== undefined &&
       (caller.isAdministrator || (kind === 'team' ? typeof row.group_name === 'string' && caller.groups.includes(row.group_name) : row.owner === caller.subject));
-    if (!allowed) throw new ApiError(404, { code: 'not_found', detail: `Unknown identifier ${id} for ${kind} token` });
+    if (!allowed) throw notFound(`${kind} token`, id);
     await this.db.updateTable('api_token').set({ revoked_at: new Date().toISOString() }).where('id', '=', id).execute();
     this.live.delete(id);
   }

@@ -36,11 +36,6 @@ export function teamCapabilities(team: Row): Capability[] {
   return granted.includes('planJob') || granted.includes('approveJob') ? [...new Set<Capability>([...granted, 'manageJob'])] : [...granted];
 }
 
-/** The team names that make the caller a member: its groups. */
-function memberships(caller: Caller): readonly string[] {
-  return caller.groups;
-}
-
 /**
  * Which organizations the caller may read, as a SQL predicate on an organization id column, so that
  * read authorization is part of every query and paging totals count only what the caller sees.
@@ -49,9 +44,8 @@ function memberships(caller: Caller): readonly string[] {
  */
 export function readableOrganization(caller: Caller, organizationId: Expression<unknown>): Expression<SqlBool> {
   if (caller.isAdministrator) return sql<SqlBool>`1 = 1`;
-  const groups = memberships(caller);
-  if (groups.length === 0) return sql<SqlBool>`1 = 0`;
-  return sql<SqlBool>`exists (select 1 from team as member_team where member_team.organization_id = ${organizationId} and member_team.name in (${sql.join(groups)}))`;
+  if (caller.groups.length === 0) return sql<SqlBool>`1 = 0`;
+  return sql<SqlBool>`exists (select 1 from team as member_team where member_team.organization_id = ${organizationId} and member_team.name in (${sql.join(caller.groups)}))`;
 }
 
 /**
@@ -60,8 +54,7 @@ export function readableOrganization(caller: Caller, organizationId: Expression<
  */
 export async function capabilitiesIn(db: Kysely<Database>, caller: Caller, organizationId: string): Promise<ReadonlySet<Capability>> {
   if (caller.isAdministrator) return everything;
-  const groups = memberships(caller);
-  if (groups.length === 0) return new Set();
-  const teams = await db.selectFrom('team').selectAll().where('organization_id', '=', organizationId).where('name', 'in', groups).execute();
+  if (caller.groups.length === 0) return new Set();
+  const teams = await db.selectFrom('team').selectAll().where('organization_id', '=', organizationId).where('name', 'in', caller.groups).execute();
   return new Set(teams.flatMap(teamCapabilities));
 }

@@ -108,7 +108,8 @@ const listParameters = [
 ].map(([name, description]) => ({ name, in: 'query', required: false, description, schema: { type: 'string' } }));
 
 const jsonApi = (schema: string) => ({ 'application/vnd.api+json': { schema: { $ref: `#/components/schemas/${schema}` } } });
-const errors = (...statuses: number[]) =>
+/** Responses of the given error statuses, each a JSON:API error document. */
+export const errors = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [String(s), { description: 'A JSON:API error document.', content: jsonApi('Errors') }]));
 
 /** The OpenAPI 3.1 description of the API, generated from the resource declarations. */

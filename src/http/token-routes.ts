@@ -7,6 +7,7 @@ import { findVisible, type QueryScope } from '../engine/records.js';
 import { notFound } from '../jsonapi/errors.js';
 import type { Store } from '../store/database.js';
 import { requireCaller } from './authenticate.js';
+import { errors } from './openapi.js';
 
 export interface TokenRouteDependencies {
   apiTokens: ApiTokens;
@@ -91,8 +92,6 @@ const tokenView = {
   },
 };
 const json = (schema: unknown) => ({ 'application/json': { schema } });
-const failure = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [String(s), { description: 'A JSON:API error document.', content: { 'application/vnd.api+json': { schema: { $ref: '#/components/schemas/Errors' } } } }]));
 const idParameter = { name: 'tokenId', in: 'path', required: true, schema: { type: 'string' } };
 const permissionFlags = {
   type: 'object',
@@ -110,12 +109,12 @@ export function tokenOpenApiPaths(): Record<string, Record<string, unknown>> {
         operationId: `create_${id}`,
         summary: `Create a ${noun}; the token string is returned once`,
         requestBody: { required: true, content: json(tokenRequest(team)) },
-        responses: { '201': { description: 'The token and its record.', content: json({ ...tokenView, properties: { ...tokenView.properties, token: { type: 'string' } } }) }, ...failure(400, 401, 403, 415) },
+        responses: { '201': { description: 'The token and its record.', content: json({ ...tokenView, properties: { ...tokenView.properties, token: { type: 'string' } } }) }, ...errors(400, 401, 403, 415) },
       },
       get: {
         operationId: `list_${id}s`,
         summary: team ? "The live team tokens of the caller's groups (every group for administrators)" : "The caller's live personal tokens",
-        responses: { '200': { description: 'Tokens, without their strings.', content: json({ type: 'array', items: tokenView }) }, ...failure(401) },
+        responses: { '200': { description: 'Tokens, without their strings.', content: json({ type: 'array', items: tokenView }) }, ...errors(401) },
       },
     };
     paths[`${base}/{tokenId}`] = {
@@ -123,7 +122,7 @@ export function tokenOpenApiPaths(): Record<string, Record<string, unknown>> {
       delete: {
         operationId: `revoke_${id}`,
         summary: `Revoke a ${noun}: refused at once here, within a second on every other server`,
-        responses: { '202': { description: 'Revoked.' }, ...failure(401, 404) },
+        responses: { '202': { description: 'Revoked.' }, ...errors(401, 404) },
       },
     };
   }
@@ -131,7 +130,7 @@ export function tokenOpenApiPaths(): Record<string, Record<string, unknown>> {
     get: {
       operationId: 'current_teams',
       summary: "The caller's groups",
-      responses: { '200': { description: 'The groups.', content: json({ type: 'object', properties: { groups: { type: 'array', items: { type: 'string' } } } }) }, ...failure(401) },
+      responses: { '200': { description: 'The groups.', content: json({ type: 'object', properties: { groups: { type: 'array', items: { type: 'string' } } } }) }, ...errors(401) },
     },
   };
   const uuid = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string', format: 'uuid' } });
@@ -140,7 +139,7 @@ export function tokenOpenApiPaths(): Record<string, Record<string, unknown>> {
     get: {
       operationId: 'organization_permissions',
       summary: "The caller's permissions in an organization",
-      responses: { '200': { description: 'Permission flags.', content: json(permissionFlags) }, ...failure(401, 404) },
+      responses: { '200': { description: 'Permission flags.', content: json(permissionFlags) }, ...errors(401, 404) },
     },
   };
   paths['/access-token/v1/teams/permissions/organization/{organizationId}/workspace/{workspaceId}'] = {
@@ -148,7 +147,7 @@ export function tokenOpenApiPaths(): Record<string, Record<string, unknown>> {
     get: {
       operationId: 'workspace_permissions',
       summary: "The caller's permissions in a workspace",
-      responses: { '200': { description: 'Permission flags.', content: json(permissionFlags) }, ...failure(401, 404) },
+      responses: { '200': { description: 'Permission flags.', content: json(permissionFlags) }, ...errors(401, 404) },
     },
   };
   return paths;

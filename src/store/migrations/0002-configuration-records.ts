@@ -26,8 +26,9 @@ export function configurationRecords(dialect: Dialect): Migration {
       const unique = async (table: string, columns: string[]) => {
         await db.schema.createIndex(`${table}_${columns.at(-1) ?? ''}_unique`).on(table).columns(columns).unique().execute();
       };
-      const byOrganization = async (table: string) => {
-        await db.schema.createIndex(`${table}_organization_created`).on(table).columns(['organization_id', 'created_date', 'id']).execute();
+      // Lists under a parent read in creation order, the id breaking ties.
+      const listedUnder = async (table: string, parent: string) => {
+        await db.schema.createIndex(`${table}_${parent}_created`).on(table).columns([`${parent}_id`, 'created_date', 'id']).execute();
       };
 
       await db.schema
@@ -49,7 +50,7 @@ export function configurationRecords(dialect: Dialect): Migration {
         .addColumn('status', text, (c) => c.notNull())
         .$call(audit)
         .execute();
-      await byOrganization('vcs');
+      await listedUnder('vcs', 'organization');
 
       await db.schema
         .createTable('workspace')
@@ -75,7 +76,7 @@ export function configurationRecords(dialect: Dialect): Migration {
         .addColumn('last_job_date', text)
         .$call(audit)
         .execute();
-      await byOrganization('workspace');
+      await listedUnder('workspace', 'organization');
       // A soft-deleted workspace frees its name.
       await db.schema
         .createIndex('workspace_name_unique')
@@ -95,7 +96,7 @@ export function configurationRecords(dialect: Dialect): Migration {
         .$call(audit)
         .execute();
       await unique('variable', ['workspace_id', 'key']);
-      await db.schema.createIndex('variable_workspace_created').on('variable').columns(['workspace_id', 'created_date', 'id']).execute();
+      await listedUnder('variable', 'workspace');
 
       await db.schema
         .createTable('collection')
@@ -107,7 +108,7 @@ export function configurationRecords(dialect: Dialect): Migration {
         .$call(audit)
         .execute();
       await unique('collection', ['organization_id', 'name']);
-      await byOrganization('collection');
+      await listedUnder('collection', 'organization');
 
       await db.schema
         .createTable('item')
@@ -117,7 +118,7 @@ export function configurationRecords(dialect: Dialect): Migration {
         .$call(audit)
         .execute();
       await unique('item', ['collection_id', 'key']);
-      await db.schema.createIndex('item_collection_created').on('item').columns(['collection_id', 'created_date', 'id']).execute();
+      await listedUnder('item', 'collection');
 
       await db.schema
         .createTable('reference')
@@ -127,7 +128,7 @@ export function configurationRecords(dialect: Dialect): Migration {
         .addColumn('description', text)
         .$call(audit)
         .execute();
-      await db.schema.createIndex('reference_collection_created').on('reference').columns(['collection_id', 'created_date', 'id']).execute();
+      await listedUnder('reference', 'collection');
       await db.schema.createIndex('reference_workspace').on('reference').column('workspace_id').execute();
 
       await db.schema
@@ -149,7 +150,7 @@ export function configurationRecords(dialect: Dialect): Migration {
         .$call(audit)
         .execute();
       await unique('team', ['organization_id', 'name']);
-      await byOrganization('team');
+      await listedUnder('team', 'organization');
       // Membership is looked up by group name on every request of a non-administrator.
       await db.schema.createIndex('team_name').on('team').columns(['name', 'organization_id']).execute();
     },

@@ -1,5 +1,64 @@
 import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
+
+/** Entry points: the only modules that assemble the layers below them (commands/: the CLI's commands). */
+const entryPoints = ['./src/app.ts', './src/cli.ts', './src/server.ts', './src/commands'];
+
+/**
+ * The direction of dependencies between the folders of src/ (see the README's architecture
+ * section): each zone names a folder and the folders it must not import.
+ */
+const layers = [
+  { target: './src/model', from: './src', except: ['./model'], message: 'model/ imports nothing else of the project.' },
+  {
+    target: [
+      './src/model',
+      './src/engine',
+      './src/jsonapi',
+      './src/graphql',
+      './src/http',
+      './src/policy',
+      './src/store',
+      './src/rsql',
+      './src/auth',
+      './src/secrets',
+    ],
+    from: './src/resources',
+    message: 'Only the entry points read the declarations; everything else receives the registry.',
+  },
+  {
+    target: './src/engine',
+    from: ['./src/http', './src/jsonapi', './src/graphql', ...entryPoints],
+    message: 'The engine is HTTP-free and transport-free.',
+  },
+  {
+    target: './src/jsonapi',
+    from: ['./src/http', './src/graphql', ...entryPoints],
+    message: 'jsonapi/ is the wire format; HTTP calls it, not the other way.',
+  },
+  {
+    target: './src/graphql',
+    from: ['./src/http', './src/jsonapi', ...entryPoints],
+    message: 'graphql/ is a transport beside jsonapi/: it calls the engine, and HTTP calls it.',
+  },
+  {
+    target: './src/policy',
+    from: ['./src/engine', './src/jsonapi', './src/graphql', './src/http', ...entryPoints],
+    message: 'Policies are evaluated by the engine, not the reverse.',
+  },
+  {
+    target: './src/releases',
+    from: ['./src/engine', './src/jsonapi', './src/http', ...entryPoints],
+    message: 'The release indexes sit below HTTP, which serves them.',
+  },
+  {
+    target: ['./src/store', './src/rsql'],
+    from: ['./src/engine', './src/jsonapi', './src/graphql', './src/http', './src/policy', ...entryPoints],
+    message: 'The store and the filter compiler sit below the engine.',
+  },
+];
 
 export default tseslint.config(
   { ignores: ['dist/', 'data/', 'node_modules/'] },
@@ -16,6 +75,28 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
       '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+    },
+    rules: {
+      'import-x/no-cycle': ['error', { maxDepth: Infinity }],
+      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: layers }],
+      'max-lines': ['error', { max: 300 }],
+    },
+  },
+  {
+    files: ['src/{model,engine,jsonapi,graphql,policy,store,rsql}/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['fastify', '@fastify/*', 'fastify-*'], message: 'Only src/http speaks HTTP.' }] },
+      ],
     },
   },
   {

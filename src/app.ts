@@ -1,23 +1,46 @@
-import fs from 'node:fs';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { Config } from './config.js';
 import { ApiTokens } from './auth/api-tokens.js';
 import { Authenticator } from './auth/authenticator.js';
 import { OidcVerifier } from './auth/oidc.js';
 import { TokenSigner } from './auth/tokens.js';
-import { registerRoutes, routesOf } from './engine/routes.js';
-import { authenticate } from './http/authenticate.js';
-import { errorHandler } from './http/error-handler.js';
+import type { Config } from './config.js';
+import type { Engine } from './engine/engine.js';
+import { ResponseMemory } from './engine/response-memory.js';
+import { adminTokenRoutes } from './http/admin-token-routes.js';
+import { AllowedMethods } from './http/allowed-methods.js';
+import { atomicOperationsDescription } from './http/atomic-description.js';
+import { atomicRoute } from './http/atomic-route.js';
+import { authentication } from './http/authentication.js';
+import { bodyParsing } from './http/body-parsing.js';
+import { ClientErrorAnswers } from './http/client-errors.js';
+import { capConnections, closeAfterUnreadBody, refuseWhileClosing, serverTimeouts } from './http/connections.js';
+import { crossOrigin } from './http/cross-origin.js';
+import { registerDescribedRoutes } from './http/described-route.js';
+import { docs } from './http/docs.js';
+import { errorRendering, renderError } from './http/error-rendering.js';
+import { graphqlRoute } from './http/graphql-route.js';
+import { health } from './http/health.js';
+import { type Metrics, requestMetrics } from './http/metrics.js';
+import { releaseRoutes } from './http/release-routes.js';
 import { openApiDocument } from './http/openapi.js';
-import { sendDocument } from './http/send-document.js';
-import { registerTokenRoutes, tokenOpenApiPaths } from './http/token-routes.js';
-import { ApiError, badRequest } from './jsonapi/errors.js';
+import { withGuide } from './http/openapi-guide.js';
+import { requestIdOf, requestIds } from './http/request-id.js';
+import { logRequest, requestLog } from './http/request-log.js';
+import { resourceRoutes } from './http/resource-routes.js';
+import { serviceIndex } from './http/service-index.js';
+import { tokenRoutes } from './http/token-routes.js';
+import { urlCheck } from './http/url-check.js';
+import { AtomicOperations } from './jsonapi/atomic.js';
+import { graphqlService } from './graphql/run.js';
+import { routesOf } from './jsonapi/routes.js';
 import type { Logger } from './log.js';
-import { resources } from './resources/index.js';
+import { resourceExamples } from './resources/examples.js';
+import { permissionScopes, registry, unmodeledRecords, writePolicies } from './resources/index.js';
+import { PolicyTable } from './policy/rules.js';
 import type { SecretCipher } from './secrets/cipher.js';
 import type { Store } from './store/database.js';
+import { withStatementLog } from './store/statement-log.js';
+import { packageVersion } from './version.js';
 
 export interface AppDependencies {
   config: Config;
@@ -25,88 +48,97 @@ export interface AppDependencies {
   signingKey: string;
   cipher: SecretCipher;
   log: Logger;
+  /** Prometheus metrics to count requests into; undefined when they are not served. */
+  metrics?: Metrics | undefined;
 }
 
 const maxBodyBytes = 1024 * 1024;
 
-/** Assembles the HTTP service: parsing, errors, health, authentication, then the resources. */
-export function buildApp({ config, store, signingKey, cipher, log }: AppDependencies): FastifyInstance {
-  const renderError = errorHandler(log);
+/**
+ * Assembles the HTTP service: a server whose timeouts and connection cap keep slow clients from
+ * holding it, and whose errors before routing (malformed framing, 408, 431) are JSON:API error
+ * documents; then plugins in a fixed order: cross-origin headers and preflights (when origins are
+ * configured), closing connections whose body was not read, body parsing, error rendering, refusing
+ * requests while the server stops, request log and health checks; then, behind authentication, the
+ * resource routes, GraphQL and the token routes (with their administration); then the public API
+ * description. At trace level, the SQL statements of the engine and of the API token records are
+ * logged.
+ */
+export function buildApp({ config, store: given, signingKey, cipher, log, metrics }: AppDependencies): FastifyInstance {
+  const store: Store = log.isLevelEnabled('trace') ? { ...given, db: withStatementLog(given.db, log) } : given;
+  const render = renderError(log);
+  const clientErrors = new ClientErrorAnswers(config.connections, log);
   const app = Fastify({
     logger: false,
+    ...serverTimeouts(config.connections),
+    clientErrorHandler: clientErrors.handle,
     bodyLimit: maxBodyBytes,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 256 },
-    return503OnClosing: true,
+    // Requests arriving while the server stops get refuseWhileClosing's error document instead of
+    // Fastify's own 503 body.
+    return503OnClosing: false,
+    // The caller's X-Request-Id when it sent a sane one, else a new id.
+    genReqId: requestIdOf,
+    // Schemas (the token endpoints') reject what they do not declare rather than drop it, and
+    // never turn one JSON type into another; `verbose` lets an error say what a field takes.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allowUnionTypes: true, verbose: true } },
     // Errors raised before routing (a path with bad percent-encoding) get the same rendering as any other.
     frameworkErrors: (error, request, reply) => {
-      void renderError(error, request, reply);
+      reply.raw.once('finish', () => logRequest(log, request, reply));
+      void render(error, request, reply);
     },
   });
-
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser(['application/vnd.api+json', 'application/json'], { parseAs: 'string' }, (_request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    // A DELETE or GET that carries a Content-Type and no body is fine; an empty write is caught later.
-    if (text.trim() === '') {
-      done(null, undefined);
-      return;
-    }
-    try {
-      done(null, JSON.parse(text));
-    } catch (error) {
-      // The parser's message quotes the text around the fault, which may be a secret value: keep only the position.
-      const position = error instanceof Error ? /position (\d+)/.exec(error.message)?.[1] : undefined;
-      done(badRequest('malformed_json', `The request body is not valid JSON${position === undefined ? '' : ` (at position ${position})`}.`));
-    }
+  // Before any route is added: a known path asked with another method is then a 405, not a 404.
+  const allowedMethods = new AllowedMethods();
+  app.addHook('onRoute', (route) => {
+    allowedMethods.add(route.method, route.url);
   });
+  clientErrors.watch(app.server);
+  capConnections(app.server, config.connections.maxConnections, log);
 
-  app.setErrorHandler(renderError);
-  app.setNotFoundHandler((request, reply) => {
-    const error = new ApiError(404, { code: 'not_found', detail: `No endpoint ${request.method} ${request.url.split('?')[0] ?? ''}.` });
-    void sendDocument(reply, 404, error.toDocument());
-  });
-
-  app.addHook('onResponse', (request, reply, done) => {
-    log.info({
-      method: request.method,
-      path: request.url.split('?')[0],
-      status: reply.statusCode,
-      ms: Math.round(reply.elapsedTime * 100) / 100,
-    });
-    done();
-  });
-
-  app.get('/healthz', (_request, reply) => reply.send({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
-    try {
-      await store.ping();
-      return await reply.send({ status: 'ok' });
-    } catch {
-      return reply.code(503).send({ status: 'unavailable', detail: 'the database is not reachable' });
-    }
-  });
-
-  // The API description is public, like the health checks: generated once from the declarations.
-  const routes = routesOf(resources, store, cipher);
-  const openApi = openApiDocument(resources, routes, packageVersion(), tokenOpenApiPaths());
-  app.get('/api/openapi.json', (_request, reply) => reply.send(openApi));
-  void app.register(swagger, { mode: 'static', specification: { document: openApi as never } });
-  void app.register(swaggerUi, { routePrefix: '/api/docs' });
-
+  const memory = new ResponseMemory(config.responseMemory.perAnswer, config.responseMemory.total);
+  const engine: Engine = { registry, policies: new PolicyTable(registry, writePolicies), store, cipher, memory };
+  const routes = routesOf(registry);
+  const graphql = graphqlService(engine, unmodeledRecords);
   const signer = new TokenSigner(signingKey, config.adminGroup);
-  const apiTokens = new ApiTokens(store.db, signer);
+  const apiTokens = new ApiTokens(store.db, signer, log, config.personalTokenMaxDays);
   const oidc = config.oidc === undefined ? undefined : new OidcVerifier(config.oidc, config.adminGroup);
-  void app.register((api, _options, done) => {
-    api.decorateRequest('caller', undefined);
-    api.addHook('onRequest', authenticate(new Authenticator(signer, apiTokens, oidc), log));
-    registerRoutes(api, routes);
-    registerTokenRoutes(api, { apiTokens, store, resources });
-    done();
-  });
-  return app;
-}
+  const tokenEndpoints = [...tokenRoutes(apiTokens, engine, permissionScopes), ...adminTokenRoutes(apiTokens)];
+  const releaseEndpoints = releaseRoutes(config.releases, log);
 
-function packageVersion(): string {
-  const manifest = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
-  return manifest.version ?? '0.0.0';
+  if (config.corsOrigins.length > 0) void app.register(crossOrigin, { origins: config.corsOrigins });
+  void app.register(closeAfterUnreadBody);
+  void app.register(bodyParsing);
+  void app.register(errorRendering, { log, allowedMethods: (path: string) => allowedMethods.of(path) });
+  void app.register(requestIds);
+  void app.register(refuseWhileClosing);
+  void app.register(requestLog, { log });
+  if (metrics !== undefined) void app.register(requestMetrics, { metrics });
+  void app.register(urlCheck);
+  void app.register(health, { store });
+  // Public, as in Terrakube: the vendors' release lists the workspace pages offer.
+  void app.register((api) => {
+    registerDescribedRoutes(api, releaseEndpoints);
+    return Promise.resolve();
+  });
+  void app.register(async (api) => {
+    await api.register(authentication, { authenticator: new Authenticator(signer, apiTokens, oidc), log });
+    await api.register(resourceRoutes, { engine, routes });
+    await api.register(atomicRoute, { atomic: new AtomicOperations(engine, routes) });
+    await api.register(graphqlRoute, { service: graphql, log });
+    registerDescribedRoutes(api, tokenEndpoints);
+  });
+  const version = packageVersion();
+  const description = openApiDocument(
+    registry,
+    routes,
+    version,
+    [...tokenEndpoints, ...releaseEndpoints],
+    [atomicOperationsDescription(registry)],
+  );
+  void app.register(docs, {
+    document: withGuide(description, { registry, routes, examples: resourceExamples, adminGroup: config.adminGroup }),
+  });
+  void app.register(serviceIndex, { version, adminGroup: config.adminGroup });
+  return app;
 }

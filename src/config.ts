@@ -18,8 +18,51 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Size of the PostgreSQL connection pool of one process. */
   databasePoolSize: number;
+  /** How long a request waits for a free PostgreSQL connection before it is answered 503. */
+  databasePoolWaitMs: number;
+  /** The longest one PostgreSQL statement may run before it is cancelled (503). */
+  statementTimeoutMs: number;
+  /** How often the embedded store gathers its query planner's statistics. */
+  sqliteAnalyzeIntervalMs: number;
   /** An OpenID Connect issuer whose tokens are accepted beside the service's own. */
   oidc: OidcSettings | undefined;
+  /** The most the records of one answer may hold, and of all answers built at once, in bytes. */
+  responseMemory: { perAnswer: number; total: number };
+  /** The longest lifetime a new personal access token may ask for, in days; undefined: no maximum. */
+  personalTokenMaxDays: number | undefined;
+  /** Browser origins (scheme, host and port) whose pages may call the API; none by default. */
+  corsOrigins: readonly string[];
+  connections: ConnectionLimits;
+  /** How long a stopping server lets requests in flight finish before it closes their connections. */
+  shutdownTimeoutMs: number;
+  /** Where Prometheus metrics are served, on a listener of their own; undefined: not served. */
+  metrics: { host: string; port: number } | undefined;
+  releases: ReleaseSettings;
+}
+
+/** Where the version lists of the workspace pages come from, and how long a copy is kept. */
+export interface ReleaseSettings {
+  /** The vendors' release indexes; undefined: only the list shipped with the package is served. */
+  terraformUrl: string | undefined;
+  tofuUrl: string | undefined;
+  /** How long a fetched index is served before it is fetched again. */
+  cacheSeconds: number;
+  /** How long a fetch may take before the shipped list (or the last copy) is served instead. */
+  timeoutMs: number;
+}
+
+/** How long a client may take and how many connections it may hold, so slow clients cannot hold the server. */
+export interface ConnectionLimits {
+  /** The whole request, headers and body, must arrive within this. */
+  requestTimeoutMs: number;
+  /** The request line and headers must arrive within this. */
+  headersTimeoutMs: number;
+  /** An idle connection between two requests is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** A connection without traffic either way for this long is closed, even during a request. */
+  connectionTimeoutMs: number;
+  /** Connections open at once; further ones are closed as they are accepted. */
+  maxConnections: number;
 }
 
 export class ConfigError extends Error {
@@ -32,9 +75,19 @@ const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
 /** Reads the configuration, listing every problem at once so an operator fixes them in one go. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const { config, problems } = inspectConfig(env);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/**
+ * The configuration and every problem with it: a setting with a problem keeps its default, so
+ * `stratum check` can go on to report what else it finds.
+ */
+export function inspectConfig(env: NodeJS.ProcessEnv = process.env): { config: Config; problems: string[] } {
   const problems: string[] = [];
 
-  const integer = (name: string, fallback: number, min: number, max: number): number => {
+  const integer = <Fallback extends number | undefined>(name: string, fallback: Fallback, min: number, max: number): number | Fallback => {
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
     const value = Number(raw);
@@ -50,12 +103,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push('DATABASE_URL must be a postgres:// or postgresql:// connection string');
   }
 
+  const encryptionKey = nonEmpty(env.STRATUM_ENCRYPTION_KEY);
+  // Here rather than when the key is first needed, so that the problem is reported before anything
+  // touches the database (migrations included).
+  if (databaseUrl !== undefined && encryptionKey === undefined) {
+    problems.push(
+      'STRATUM_ENCRYPTION_KEY is required with DATABASE_URL: secrets are encrypted with a key kept outside the database (make one with `openssl rand -base64 32`)',
+    );
+  }
+
   const tokenKey = nonEmpty(env.STRATUM_TOKEN_KEY);
   if (tokenKey !== undefined && Buffer.byteLength(tokenKey) < 32) {
     problems.push('STRATUM_TOKEN_KEY must be at least 32 bytes long (an HS256 key shorter than its hash is weak)');
   }
 
-  const encryptionKey = nonEmpty(env.STRATUM_ENCRYPTION_KEY);
   if (encryptionKey !== undefined) {
     try {
       parseEncryptionKey(encryptionKey);
@@ -79,20 +140,100 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? undefined
       : { issuer, audience: nonEmpty(env.STRATUM_OIDC_AUDIENCE), groupsClaim: nonEmpty(env.STRATUM_OIDC_GROUPS_CLAIM) ?? 'groups' };
 
+  const perAnswerMiB = integer('STRATUM_RESPONSE_MAX_MIB', 32, 1, 4096);
+  const totalMiB = integer('STRATUM_RESPONSE_MEMORY_MIB', 128, 1, 65536);
+  if (perAnswerMiB > totalMiB) problems.push('STRATUM_RESPONSE_MAX_MIB must not be larger than STRATUM_RESPONSE_MEMORY_MIB');
+  const timeout = (name: string, fallback: number) => integer(name, fallback, 100, 3_600_000);
+  const connections: ConnectionLimits = {
+    requestTimeoutMs: timeout('STRATUM_REQUEST_TIMEOUT_MS', 30_000),
+    headersTimeoutMs: timeout('STRATUM_HEADERS_TIMEOUT_MS', 10_000),
+    keepAliveTimeoutMs: timeout('STRATUM_KEEP_ALIVE_TIMEOUT_MS', 5_000),
+    connectionTimeoutMs: timeout('STRATUM_CONNECTION_TIMEOUT_MS', 60_000),
+    maxConnections: integer('STRATUM_MAX_CONNECTIONS', 500, 1, 100_000),
+  };
+  // Node refuses a headers timeout longer than the request timeout, which includes the headers.
+  if (connections.headersTimeoutMs > connections.requestTimeoutMs) {
+    problems.push(
+      `STRATUM_HEADERS_TIMEOUT_MS (${connections.headersTimeoutMs}) must not exceed STRATUM_REQUEST_TIMEOUT_MS (${connections.requestTimeoutMs})`,
+    );
+  }
+
+  const port = integer('PORT', 8080, 0, 65535);
+  const host = nonEmpty(env.HOST) ?? '0.0.0.0';
+  const metricsPort = integer('STRATUM_METRICS_PORT', undefined, 0, 65535);
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
+    problems.push(`STRATUM_METRICS_PORT must differ from PORT (${port}): metrics are served on a listener of their own`);
+  }
+  const releaseUrl = (name: string, fallback: string): string | undefined => {
+    const raw = nonEmpty(env[name]) ?? fallback;
+    if (raw === 'none') return undefined;
+    if (!/^https?:\/\/[^\s]+$/.test(raw)) problems.push(`${name} must be an http:// or https:// URL, or none`);
+    return raw;
+  };
+  const releases: ReleaseSettings = {
+    terraformUrl: releaseUrl('STRATUM_TERRAFORM_RELEASES_URL', 'https://releases.hashicorp.com/terraform/index.json'),
+    tofuUrl: releaseUrl('STRATUM_TOFU_RELEASES_URL', 'https://api.github.com/repos/opentofu/opentofu/releases?per_page=100'),
+    cacheSeconds: integer('STRATUM_RELEASES_CACHE_SECONDS', 3600, 1, 604_800),
+    timeoutMs: integer('STRATUM_RELEASES_TIMEOUT_MS', 2000, 100, 60_000),
+  };
+  const corsOrigins = parseOrigins(env.STRATUM_CORS_ORIGINS, problems);
+
   const config: Config = {
-    port: integer('PORT', 8080, 0, 65535),
-    host: nonEmpty(env.HOST) ?? '0.0.0.0',
+    port,
+    host,
     dataDir: path.resolve(nonEmpty(env.STRATUM_DATA_DIR) ?? 'data'),
     databaseUrl,
     tokenKey,
     encryptionKey,
     adminGroup,
     logLevel: logLevel as Config['logLevel'],
-    databasePoolSize: integer('STRATUM_DATABASE_POOL_SIZE', 10, 1, 1000),
+    databasePoolSize: integer('STRATUM_DATABASE_POOL_SIZE', 20, 1, 1000),
+    databasePoolWaitMs: integer('STRATUM_DATABASE_POOL_WAIT_MS', 30000, 100, 3_600_000),
+    statementTimeoutMs: integer('STRATUM_STATEMENT_TIMEOUT_MS', 15000, 100, 3_600_000),
+    sqliteAnalyzeIntervalMs: integer('STRATUM_SQLITE_ANALYZE_INTERVAL_MS', 12 * 3_600_000, 100, 30 * 86_400_000),
     oidc,
+    responseMemory: { perAnswer: perAnswerMiB * 1024 * 1024, total: totalMiB * 1024 * 1024 },
+    // A century, as the token endpoints' own limit on any lifetime.
+    personalTokenMaxDays: integer('STRATUM_PERSONAL_TOKEN_MAX_DAYS', undefined, 1, 36500),
+    corsOrigins,
+    connections,
+    shutdownTimeoutMs: integer('STRATUM_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 3_600_000),
+    metrics: metricsPort === undefined ? undefined : { host: nonEmpty(env.STRATUM_METRICS_HOST) ?? host, port: metricsPort },
+    releases,
   };
-  if (problems.length > 0) throw new ConfigError(problems);
-  return config;
+  return { config, problems };
+}
+
+/**
+ * STRATUM_CORS_ORIGINS: a comma-separated list of origins as browsers send them
+ * (`https://ui.example.com`, `http://localhost:3000`). Answers to these origins allow credentials,
+ * which browsers refuse together with a wildcard, so `*` is not accepted: each origin is named.
+ */
+function parseOrigins(raw: string | undefined, problems: string[]): string[] {
+  const origins: string[] = [];
+  for (const entry of (raw ?? '').split(',').map((e) => e.trim())) {
+    if (entry === '') continue;
+    if (entry === '*') {
+      problems.push('STRATUM_CORS_ORIGINS must name each origin: "*" cannot be combined with the credentials the web UI may send');
+      continue;
+    }
+    const origin = /^https?:\/\/[^/?#@\s]+\/?$/i.test(entry) ? originOf(entry) : undefined;
+    if (origin === undefined) {
+      problems.push(`STRATUM_CORS_ORIGINS must list origins like https://ui.example.com (scheme, host and port, no path), got "${entry}"`);
+      continue;
+    }
+    origins.push(origin);
+  }
+  return [...new Set(origins)];
+}
+
+/** The origin of a URL as browsers write it (lower-case host, default port left out), or undefined. */
+function originOf(text: string): string | undefined {
+  try {
+    return new URL(text).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

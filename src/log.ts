@@ -8,8 +8,5 @@ export type { Logger };
  * synchronous logging halved throughput when measured (decisions.md).
  */
 export function createLogger(level: Config['logLevel']): Logger {
-  return pino(
-    { level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime },
-    pino.destination({ dest: 1, sync: false }),
-  );
+  return pino({ level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ dest: 1, sync: false }));
 }

@@ -1,9 +1,19 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { TokenSigner } from '../src/auth/tokens.ts';
-import { adminGroup, createCollection, createOrganization, createRecord, createTemplate, createVcs, createWorkspace, storeKinds, TestServer, type Response } from './harness.ts';
+import {
+  adminGroup,
+  createCollection,
+  createOrganization,
+  createRecord,
+  createTemplate,
+  createVcs,
+  createWorkspace,
+  describeEachStore,
+  type Response,
+} from './harness.ts';
 
 /**
  * Every endpoint of the interface, and those decisions.md adds, called by every kind of caller:
@@ -30,6 +40,14 @@ type Capability = 'manageTemplate' | 'manageCollection' | 'manageWorkspace' | 'm
 const capabilityOf: Record<string, Capability | undefined> = {
   organization: undefined,
   team: undefined,
+  tag: undefined,
+  globalvar: undefined,
+  agent: undefined,
+  project: 'manageWorkspace',
+  workspacetag: 'manageWorkspace',
+  ssh: 'manageVcs',
+  // Atomic operations: the matrix sends one that creates a workspace.
+  operations: 'manageWorkspace',
   template: 'manageTemplate',
   collection: 'manageCollection',
   item: 'manageCollection',
@@ -38,13 +56,14 @@ const capabilityOf: Record<string, Capability | undefined> = {
   variable: 'manageWorkspace',
   vcs: 'manageVcs',
 };
-const allFlags = ['manageState', 'manageWorkspace', 'manageModule', 'manageProvider', 'manageVcs', 'manageTemplate', 'manageJob', 'manageCollection', 'planJob', 'approveJob'];
 
 /** One organization with a record of every type, and teams granting or withholding one flag. */
 interface Fixture {
   ids: Record<string, string>;
   /** The second workspace, for a new reference (one per collection and workspace). */
   spareWorkspace: string;
+  /** A second tag, for a new workspace tag (one per workspace and tag). */
+  spareTag: string;
   tokens: Record<CallerKind, string | null>;
   withGroup: string;
   memberSubject: string;
@@ -53,6 +72,8 @@ interface Fixture {
 interface Endpoint {
   method: string;
   path: string;
+  /** Whether it reads or changes a link (`/relationships/...`) rather than a record. */
+  relationship: boolean;
   /** The type whose records the endpoint reads or writes. */
   type: string;
   /** What an allowed caller gets. */
@@ -61,6 +82,8 @@ interface Endpoint {
 
 /** The type named by a path parameter like `{workspaceId}`. */
 const typeOfParameter = (parameter: string) => parameter.replace(/^\{|Id\}$/g, '');
+/** The type whose records a collection path segment lists: Terrakube lists workspace tags at `workspaceTag`. */
+const typeOfSegment = (segment: string) => (segment === 'workspaceTag' ? 'workspacetag' : segment);
 
 function endpointsOf(openApi: { paths: Record<string, Record<string, unknown>> }): Endpoint[] {
   const endpoints: Endpoint[] = [];
@@ -69,16 +92,27 @@ function endpointsOf(openApi: { paths: Record<string, Record<string, unknown>> }
     const segments = path.split('/');
     const relationship = segments.at(-2) === 'relationships';
     const last = relationship ? (segments.at(-3) ?? '') : (segments.at(-1) ?? '');
-    const type = last.startsWith('{') ? typeOfParameter(last) : last;
+    const type = last.startsWith('{') ? typeOfParameter(last) : typeOfSegment(last);
     for (const method of Object.keys(operations).filter((m) => m !== 'parameters')) {
-      let success = { get: 200, post: 201, patch: 204, delete: 204 }[method] ?? 0;
+      let success = { get: 200, post: type === 'operations' ? 200 : 201, patch: 204, delete: 204 }[method] ?? 0;
       // Only a workspace's VCS link and a reference's workspace can be relinked; a record never moves to another parent.
       if (relationship && method === 'patch' && type !== 'workspace' && type !== 'reference') success = 403;
-      endpoints.push({ method: method.toUpperCase(), path, type, success });
+      endpoints.push({ method: method.toUpperCase(), path, relationship, type, success });
     }
   }
   return endpoints;
 }
+
+/**
+ * The operation groups of the JSON:API endpoints. Each caller gets a test per group, so a failure in
+ * one group shows without hiding the others.
+ */
+const endpointGroups = ['read', 'create', 'update', 'delete', 'relationship'] as const;
+type EndpointGroup = (typeof endpointGroups)[number];
+
+const groupOfMethod: Partial<Record<string, EndpointGroup>> = { GET: 'read', POST: 'create', PATCH: 'update', DELETE: 'delete' };
+const groupOf = (endpoint: Endpoint): EndpointGroup | undefined =>
+  endpoint.relationship ? 'relationship' : groupOfMethod[endpoint.method];
 
 function expectedStatus(endpoint: Endpoint, caller: CallerKind): number {
   if ((refusedCallers as readonly string[]).includes(caller)) return 401;
@@ -92,178 +126,398 @@ function expectedStatus(endpoint: Endpoint, caller: CallerKind): number {
   return caller === 'member with the flag' && capabilityOf[endpoint.type] !== undefined ? endpoint.success : 403;
 }
 
-for (const kind of storeKinds) {
-  describe(`authorization matrix (${kind})`, () => {
-    let server: TestServer;
-    let foreignIds: string[];
-    let shared: Fixture;
-    let endpoints: Endpoint[];
-    const strangerSigner = new TokenSigner(randomBytes(32).toString('base64url'), adminGroup);
+describeEachStore('authorization matrix', (context) => {
+  let foreignIds: string[];
+  let shared: Fixture;
+  /** The organization the token endpoints are called about. */
+  let tokenTarget: Fixture;
+  let endpoints: Endpoint[];
+  let allFlags: string[];
+  const strangerSigner = new TokenSigner(randomBytes(32).toString('base64url'), adminGroup);
 
-    /** An organization with one record of every type, and the tokens of every kind of caller. */
-    async function fixture(capability: Capability | undefined): Promise<Fixture> {
-      const organization = await createOrganization(server);
-      const workspace = await createWorkspace(server, organization);
-      const spareWorkspace = await createWorkspace(server, organization);
-      const vcs = await createVcs(server, organization);
-      const linked = await server.request('PATCH', `/api/v1/organization/${organization}/workspace/${workspace}/relationships/vcs`, { body: { data: { type: 'vcs', id: vcs } } });
-      assert.equal(linked.status, 204);
-      const collection = await createCollection(server, organization);
-      const withGroup = `with-${randomUUID()}`;
-      const withoutGroup = `without-${randomUUID()}`;
-      const flags = (held: (flag: string) => boolean) => Object.fromEntries(allFlags.map((flag) => [flag, held(flag)]));
-      // Without a capability to withhold (administrator-only types) the members hold every flag and must still be refused.
-      const withTeam = await createRecord(server, `/api/v1/organization/${organization}/team`, 'team', { name: withGroup, ...flags((f) => capability === undefined || f === capability) });
-      await createRecord(server, `/api/v1/organization/${organization}/team`, 'team', { name: withoutGroup, ...flags((f) => capability === undefined || f !== capability) });
-      const ids: Record<string, string> = {
-        organization,
-        workspace,
-        vcs,
-        collection,
-        template: await createTemplate(server, organization),
-        variable: await createRecord(server, `/api/v1/workspace/${workspace}/variable`, 'variable', { key: 'SECRET', value: randomUUID(), category: 'ENV', sensitive: true }),
-        item: await createRecord(server, `/api/v1/organization/${organization}/collection/${collection}/item`, 'item', { key: 'k', value: 'v', category: 'TERRAFORM' }),
-        reference: await createRecord(server, `/api/v1/organization/${organization}/collection/${collection}/reference`, 'reference', {}, {
+  /** An organization with one record of every type, and the tokens of every kind of caller. */
+  async function fixture(capability: Capability | undefined): Promise<Fixture> {
+    const organization = await createOrganization(context.server);
+    const workspace = await createWorkspace(context.server, organization);
+    const spareWorkspace = await createWorkspace(context.server, organization);
+    const vcs = await createVcs(context.server, organization);
+    const linked = await context.server.request('PATCH', `/api/v1/organization/${organization}/workspace/${workspace}/relationships/vcs`, {
+      body: { data: { type: 'vcs', id: vcs } },
+    });
+    assert.equal(linked.status, 204);
+    const collection = await createCollection(context.server, organization);
+    // The records the web UI's pages load, and the workspace's links to them.
+    const records = await uiRecords(organization, workspace);
+    const withGroup = `with-${randomUUID()}`;
+    const withoutGroup = `without-${randomUUID()}`;
+    const flags = (held: (flag: string) => boolean) => Object.fromEntries(allFlags.map((flag) => [flag, held(flag)]));
+    // Without a capability to withhold (administrator-only types) the members hold every flag and must still be refused.
+    const withTeam = await createRecord(context.server, `/api/v1/organization/${organization}/team`, 'team', {
+      name: withGroup,
+      ...flags((f) => capability === undefined || f === capability),
+    });
+    await createRecord(context.server, `/api/v1/organization/${organization}/team`, 'team', {
+      name: withoutGroup,
+      ...flags((f) => capability === undefined || f !== capability),
+    });
+    const ids: Record<string, string> = {
+      organization,
+      workspace,
+      vcs,
+      collection,
+      template: await createTemplate(context.server, organization),
+      variable: await createRecord(context.server, `/api/v1/workspace/${workspace}/variable`, 'variable', {
+        key: 'SECRET',
+        value: randomUUID(),
+        category: 'ENV',
+        sensitive: true,
+      }),
+      item: await createRecord(context.server, `/api/v1/organization/${organization}/collection/${collection}/item`, 'item', {
+        key: 'k',
+        value: 'v',
+        category: 'TERRAFORM',
+      }),
+      reference: await createRecord(
+        context.server,
+        `/api/v1/organization/${organization}/collection/${collection}/reference`,
+        'reference',
+        {},
+        {
           relationships: { workspace: { data: { type: 'workspace', id: workspace } } },
-        }),
-        team: withTeam,
-      };
-      const memberSubject = `member-${randomUUID()}@example.com`;
-      const teamToken = await server.post('/access-token/v1/teams', { description: 'revoked', days: 1, group: withGroup });
-      assert.equal((await server.delete(`/access-token/v1/teams/${String(teamToken.body.id)}`)).status, 202);
-      const valid = await server.token({ groups: [withGroup] });
-      const [, payload] = valid.split('.');
-      return {
-        ids,
-        spareWorkspace,
-        withGroup,
-        memberSubject,
-        tokens: {
-          'no token': null,
-          'malformed token': 'not-a-token',
-          'token signed by another key': (await strangerSigner.sign({ subject: 'intruder', groups: [adminGroup], ttlSeconds: 3600 })).token,
-          'expired token': await server.token({ groups: [adminGroup], ttlSeconds: -60 }),
-          'revoked team token': String(teamToken.body.token),
-          'alg none token': `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${payload ?? ''}.`,
-          'non-member': await server.token({ groups: [`outsider-${randomUUID()}`] }),
-          'member without the flag': await server.token({ groups: [withoutGroup] }),
-          'member with the flag': await server.token({ subject: memberSubject, groups: [withGroup] }),
-          administrator: server.adminToken,
         },
-      };
-    }
+      ),
+      team: withTeam,
+      ...records.ids,
+    };
+    const memberSubject = `member-${randomUUID()}@example.com`;
+    const teamToken = await context.server.post('/access-token/v1/teams', { description: 'revoked', days: 1, group: withGroup });
+    assert.equal((await context.server.delete(`/access-token/v1/teams/${String(teamToken.body.id)}`)).status, 202);
+    const valid = await context.server.token({ groups: [withGroup] });
+    const [, payload] = valid.split('.');
+    return {
+      ids,
+      spareWorkspace,
+      spareTag: records.spareTag,
+      withGroup,
+      memberSubject,
+      tokens: {
+        'no token': null,
+        'malformed token': 'not-a-token',
+        'token signed by another key': (await strangerSigner.sign({ subject: 'intruder', groups: [adminGroup], ttlSeconds: 3600 })).token,
+        'expired token': await context.server.token({ groups: [adminGroup], ttlSeconds: -60 }),
+        'revoked team token': String(teamToken.body.token),
+        'alg none token': `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${payload ?? ''}.`,
+        'non-member': await context.server.token({ groups: [`outsider-${randomUUID()}`] }),
+        'member without the flag': await context.server.token({ groups: [withoutGroup] }),
+        'member with the flag': await context.server.token({ subject: memberSubject, groups: [withGroup] }),
+        administrator: context.server.adminToken,
+      },
+    };
+  }
 
-    function bodyFor(endpoint: Endpoint, target: Fixture): unknown {
-      const id = target.ids[endpoint.type];
-      if (endpoint.path.endsWith('/relationships/{relationship}')) {
-        if (endpoint.type === 'workspace') return { data: null };
-        if (endpoint.type === 'reference') return { data: { type: 'workspace', id: target.ids.workspace } };
-        return { data: null };
-      }
-      if (endpoint.method === 'PATCH') {
-        const attributes = endpoint.type === 'team' ? { manageState: true } : { description: 'changed' };
-        return { data: { type: endpoint.type, id, attributes } };
-      }
-      const unique = randomUUID();
-      const created: Record<string, Record<string, unknown>> = {
-        organization: { name: `o-${unique}` },
-        template: { name: `t-${unique}`, tcl: Buffer.from('flow: []\n').toString('base64') },
-        collection: { name: `c-${unique}` },
-        item: { key: `k${unique.slice(0, 8)}`, value: 'v', category: 'TERRAFORM' },
-        reference: {},
-        workspace: { name: `w-${unique}` },
-        variable: { key: `V_${unique.slice(0, 8)}`, value: 'v', category: 'ENV' },
-        vcs: { name: `v-${unique}`, vcsType: 'GITHUB' },
-        team: { name: `team-${unique}` },
-      };
-      const relationships = endpoint.type === 'reference' ? { relationships: { workspace: { data: { type: 'workspace', id: target.spareWorkspace } } } } : {};
-      return { data: { type: endpoint.type, attributes: created[endpoint.type], ...relationships } };
+  /** A project, tags (one on the workspace), a global variable, an SSH key and an agent pool, the workspace linking them. */
+  async function uiRecords(organization: string, workspace: string): Promise<{ ids: Record<string, string>; spareTag: string }> {
+    const under = (type: string, attributes: Record<string, unknown>) =>
+      createRecord(context.server, `/api/v1/organization/${organization}/${type}`, type, attributes);
+    const ids: Record<string, string> = {
+      project: await under('project', { name: `p-${randomUUID()}` }),
+      tag: await under('tag', { name: `t-${randomUUID()}` }),
+      globalvar: await under('globalvar', { key: 'SECRET', value: randomUUID(), category: 'ENV', sensitive: true }),
+      ssh: await under('ssh', { name: 'key', sshType: 'rsa', privateKey: randomUUID() }),
+      agent: await under('agent', { name: 'pool', url: 'http://agent.example' }),
+    };
+    ids.workspacetag = await createRecord(
+      context.server,
+      `/api/v1/organization/${organization}/workspace/${workspace}/workspaceTag`,
+      'workspacetag',
+      { tagId: ids.tag },
+    );
+    for (const type of ['project', 'ssh', 'agent']) {
+      const linked = await context.server.request(
+        'PATCH',
+        `/api/v1/organization/${organization}/workspace/${workspace}/relationships/${type}`,
+        {
+          body: { data: { type, id: ids[type] } },
+        },
+      );
+      assert.equal(linked.status, 204, linked.text);
     }
+    return { ids, spareTag: await under('tag', { name: `t-${randomUUID()}` }) };
+  }
 
-    function pathFor(endpoint: Endpoint, target: Fixture): string {
-      const relationship = endpoint.type === 'organization' ? 'workspace' : endpoint.type === 'workspace' ? 'vcs' : endpoint.type === 'reference' ? 'workspace' : undefined;
-      return endpoint.path.replace(/\{(\w+)\}/g, (_whole, name: string) => {
-        if (name === 'relationship') return relationship ?? parentOf(endpoint.type);
-        const value = target.ids[typeOfParameter(`{${name}}`)];
-        if (value === undefined) throw new Error(`no fixture for ${name} in ${endpoint.path}`);
-        return value;
+  function bodyFor(endpoint: Endpoint, target: Fixture): unknown {
+    const id = target.ids[endpoint.type];
+    if (endpoint.path.endsWith('/relationships/{relationship}')) {
+      if (endpoint.type === 'workspace') return { data: null };
+      if (endpoint.type === 'reference') return { data: { type: 'workspace', id: target.ids.workspace } };
+      return { data: null };
+    }
+    if (endpoint.method === 'PATCH') {
+      const changed: Record<string, Record<string, unknown>> = {
+        team: { manageState: true },
+        tag: { name: `renamed-${randomUUID()}` },
+        workspacetag: { tagId: target.ids.tag ?? '' },
+      };
+      return { data: { type: endpoint.type, id, attributes: changed[endpoint.type] ?? { description: 'changed' } } };
+    }
+    const unique = randomUUID();
+    const created: Record<string, Record<string, unknown>> = {
+      organization: { name: `o-${unique}` },
+      template: { name: `t-${unique}`, tcl: Buffer.from('flow: []\n').toString('base64') },
+      collection: { name: `c-${unique}` },
+      item: { key: `k${unique.slice(0, 8)}`, value: 'v', category: 'TERRAFORM' },
+      reference: {},
+      workspace: { name: `w-${unique}` },
+      variable: { key: `V_${unique.slice(0, 8)}`, value: 'v', category: 'ENV' },
+      vcs: { name: `v-${unique}`, vcsType: 'GITHUB' },
+      team: { name: `team-${unique}` },
+      project: { name: `p-${unique}` },
+      tag: { name: `t-${unique}` },
+      workspacetag: { tagId: target.spareTag },
+      globalvar: { key: `G_${unique.slice(0, 8)}`, value: 'v', category: 'ENV' },
+      ssh: { name: `s-${unique}`, sshType: 'ed25519', privateKey: 'key' },
+      agent: { name: `a-${unique}`, url: 'http://agent.example' },
+    };
+    const relationships =
+      endpoint.type === 'reference' ? { relationships: { workspace: { data: { type: 'workspace', id: target.spareWorkspace } } } } : {};
+    return { data: { type: endpoint.type, attributes: created[endpoint.type], ...relationships } };
+  }
+
+  function pathFor(endpoint: Endpoint, target: Fixture): string {
+    const relationship =
+      endpoint.type === 'organization'
+        ? 'workspace'
+        : endpoint.type === 'workspace'
+          ? 'vcs'
+          : endpoint.type === 'reference'
+            ? 'workspace'
+            : undefined;
+    return endpoint.path.replace(/\{(\w+)\}/g, (_whole, name: string) => {
+      if (name === 'relationship') return relationship ?? parentOf(endpoint.type);
+      const value = target.ids[typeOfParameter(`{${name}}`)];
+      if (value === undefined) throw new Error(`no fixture for ${name} in ${endpoint.path}`);
+      return value;
+    });
+  }
+
+  const parents: Partial<Record<string, string>> = { item: 'collection', variable: 'workspace', workspacetag: 'workspace' };
+  const parentOf = (type: string) => parents[type] ?? 'organization';
+
+  function call(endpoint: Endpoint, target: Fixture, caller: CallerKind): Promise<Response> {
+    if (endpoint.type === 'operations') {
+      const add = {
+        op: 'add',
+        href: `/organization/${target.ids.organization ?? ''}/workspace`,
+        data: { type: 'workspace', attributes: { name: `w-${randomUUID()}` } },
+      };
+      const atomic = 'application/vnd.api+json;ext="https://jsonapi.org/ext/atomic"';
+      return context.server.request('POST', endpoint.path, {
+        token: target.tokens[caller],
+        body: { 'atomic:operations': [add] },
+        headers: { 'content-type': atomic, accept: atomic },
       });
     }
-
-    const parents: Partial<Record<string, string>> = { item: 'collection', variable: 'workspace' };
-    const parentOf = (type: string) => parents[type] ?? 'organization';
-
-    function call(endpoint: Endpoint, target: Fixture, caller: CallerKind): Promise<Response> {
-      const body = endpoint.method === 'POST' || endpoint.method === 'PATCH' ? bodyFor(endpoint, target) : undefined;
-      return server.request(endpoint.method, pathFor(endpoint, target), { token: target.tokens[caller], ...(body === undefined ? {} : { body }) });
-    }
-
-    function check(response: Response, expected: number, caller: CallerKind, cell: string): void {
-      assert.equal(response.status, expected, `${cell}: ${response.text}`);
-      if (expected === 401) assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer/, cell);
-      // Administrators see every organization; nobody else may see a record of one it is not a member of.
-      if (caller === 'administrator') return;
-      for (const id of foreignIds) assert.ok(!response.text.includes(id), `${cell} shows another organization's record ${id}`);
-    }
-
-    before(async () => {
-      server = await TestServer.start(kind);
-      const foreign = await fixture(undefined);
-      foreignIds = Object.values(foreign.ids);
-      shared = await fixture(undefined);
-      endpoints = endpointsOf((await server.get('/api/openapi.json', { token: null })).body);
-      assert.ok(endpoints.length > 100, `only ${endpoints.length} endpoints`);
+    const body = endpoint.method === 'POST' || endpoint.method === 'PATCH' ? bodyFor(endpoint, target) : undefined;
+    return context.server.request(endpoint.method, pathFor(endpoint, target), {
+      token: target.tokens[caller],
+      ...(body === undefined ? {} : { body }),
     });
-    after(async () => {
-      await server.stop();
-    });
+  }
 
-    it('answers every JSON:API endpoint with the status each caller is owed', async () => {
-      for (const endpoint of endpoints) {
-        const write = endpoint.method !== 'GET';
-        // Writes need teams that grant or withhold the one flag the endpoint's type needs.
-        const refused = write ? await fixture(capabilityOf[endpoint.type]) : shared;
-        for (const caller of callers) {
-          const expected = expectedStatus(endpoint, caller);
-          // A write that is allowed changes or deletes its target: it gets an organization of its own.
-          const target = write && expected < 300 ? await fixture(capabilityOf[endpoint.type]) : refused;
-          check(await call(endpoint, target, caller), expected, caller, `${caller} ${endpoint.method} ${endpoint.path}`);
-        }
+  function check(response: Response, expected: number, caller: CallerKind, cell: string): void {
+    assert.equal(response.status, expected, `${cell}: ${response.text}`);
+    if (expected === 401) assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer/, cell);
+    // Administrators see every organization; nobody else may see a record of one it is not a member of.
+    if (caller === 'administrator') return;
+    for (const id of foreignIds) assert.ok(!response.text.includes(id), `${cell} shows another organization's record ${id}`);
+  }
+
+  /**
+   * A refused write leaves its target as it was, so the callers a write endpoint refuses share one
+   * organization for it, made when first needed: one per endpoint rather than one per cell.
+   */
+  const refusedTargets = new Map<Endpoint, Promise<Fixture>>();
+  function refusedTarget(endpoint: Endpoint): Promise<Fixture> {
+    let target = refusedTargets.get(endpoint);
+    if (target === undefined) {
+      // Writes need teams that grant or withhold the one flag the endpoint's type needs.
+      target = fixture(capabilityOf[endpoint.type]);
+      refusedTargets.set(endpoint, target);
+    }
+    return target;
+  }
+
+  /**
+   * The endpoints outside /api/v1 (the token endpoints decisions.md adds, and their administration),
+   * each with the operation of the API description it calls and what each caller gets from it
+   * against `target`.
+   */
+  function tokenCells(target: Fixture) {
+    const { organization, workspace } = target.ids;
+    const expected =
+      (allowed: number, nonMember: number, memberWithout = nonMember) =>
+      (caller: CallerKind) =>
+        (refusedCallers as readonly string[]).includes(caller)
+          ? 401
+          : caller === 'non-member'
+            ? nonMember
+            : caller === 'member without the flag'
+              ? memberWithout
+              : allowed;
+    const administratorOnly = (allowed: number) => (caller: CallerKind) =>
+      (refusedCallers as readonly string[]).includes(caller) ? 401 : caller === 'administrator' ? allowed : 403;
+    const liveTeamToken = async () =>
+      String((await context.server.post('/access-token/v1/teams', { description: 'x', days: 1, group: target.withGroup })).body.id);
+    const memberPersonalToken = async () =>
+      String(
+        (await context.server.post('/pat/v1', { description: 'x', days: 1 }, { token: target.tokens['member with the flag'] })).body.id,
+      );
+    const cells: {
+      name: string;
+      operation: string;
+      send: (token: string | null) => Promise<Response>;
+      status: (caller: CallerKind) => number;
+    }[] = [
+      {
+        name: 'POST team token',
+        operation: 'POST /access-token/v1/teams',
+        send: (token) => context.server.post('/access-token/v1/teams', { description: 'd', days: 1, group: target.withGroup }, { token }),
+        status: expected(201, 403),
+      },
+      {
+        name: 'GET team tokens',
+        operation: 'GET /access-token/v1/teams',
+        send: (token) => context.server.get('/access-token/v1/teams', { token }),
+        status: expected(200, 200),
+      },
+      {
+        name: 'DELETE team token',
+        operation: 'DELETE /access-token/v1/teams/{tokenId}',
+        send: async (token) => context.server.delete(`/access-token/v1/teams/${await liveTeamToken()}`, { token }),
+        status: expected(202, 404),
+      },
+      {
+        name: 'GET current-teams',
+        operation: 'GET /access-token/v1/teams/current-teams',
+        send: (token) => context.server.get('/access-token/v1/teams/current-teams', { token }),
+        status: expected(200, 200),
+      },
+      {
+        name: 'GET permissions',
+        operation: 'GET /access-token/v1/teams/permissions/organization/{organizationId}',
+        send: (token) => context.server.get(`/access-token/v1/teams/permissions/organization/${organization}`, { token }),
+        status: expected(200, 404, 200),
+      },
+      {
+        name: 'GET workspace permissions',
+        operation: 'GET /access-token/v1/teams/permissions/organization/{organizationId}/workspace/{workspaceId}',
+        send: (token) =>
+          context.server.get(`/access-token/v1/teams/permissions/organization/${organization}/workspace/${workspace}`, { token }),
+        status: expected(200, 404, 200),
+      },
+      {
+        name: 'POST personal token',
+        operation: 'POST /pat/v1',
+        send: (token) => context.server.post('/pat/v1', { description: 'd', days: 1 }, { token }),
+        status: expected(201, 201),
+      },
+      {
+        name: 'GET personal tokens',
+        operation: 'GET /pat/v1',
+        send: (token) => context.server.get('/pat/v1', { token }),
+        status: expected(200, 200),
+      },
+      {
+        name: 'DELETE personal token',
+        operation: 'DELETE /pat/v1/{tokenId}',
+        send: async (token) => context.server.delete(`/pat/v1/${await memberPersonalToken()}`, { token }),
+        status: expected(202, 404),
+      },
+      // Public, as in Terrakube: the version lists answer whatever token is sent, or none.
+      ...['terraform', 'tofu'].map((tool) => ({
+        name: `GET the ${tool} versions`,
+        operation: `GET /${tool}/index.json`,
+        send: (token: string | null) => context.server.get(`/${tool}/index.json`, { token }),
+        status: () => 200,
+      })),
+      {
+        name: 'GET every token',
+        operation: 'GET /admin/v1/tokens',
+        send: (token) => context.server.get('/admin/v1/tokens?includeInactive=true', { token }),
+        status: administratorOnly(200),
+      },
+      {
+        name: 'DELETE any token',
+        operation: 'DELETE /admin/v1/tokens/{tokenId}',
+        send: async (token) => context.server.delete(`/admin/v1/tokens/${await memberPersonalToken()}`, { token }),
+        status: administratorOnly(202),
+      },
+    ];
+    return cells;
+  }
+
+  before(async () => {
+    const description = (await context.server.get('/api/openapi.json', { token: null })).body;
+    // A team's permission flags are its boolean attributes, as the API describes them.
+    const teamAttributes = Object.entries(description.components.schemas.teamAttributes.properties as Record<string, { type?: unknown }>);
+    allFlags = teamAttributes.filter(([, schema]) => schema.type === 'boolean').map(([name]) => name);
+    assert.ok(allFlags.includes('manageWorkspace') && allFlags.includes('approveJob'), allFlags.join());
+    const foreign = await fixture(undefined);
+    foreignIds = Object.values(foreign.ids);
+    shared = await fixture(undefined);
+    tokenTarget = await fixture(undefined);
+    endpoints = endpointsOf(description);
+    // An endpoint outside /api/v1 without a token cell would be in no test.
+    const outside = Object.entries(description.paths as Record<string, Record<string, unknown>>)
+      .filter(([path]) => !path.startsWith('/api/v1'))
+      .flatMap(([path, operations]) => Object.keys(operations).flatMap((m) => (m === 'parameters' ? [] : [`${m.toUpperCase()} ${path}`])));
+    assert.deepEqual(
+      outside.sort(),
+      tokenCells(tokenTarget)
+        .map((cell) => cell.operation)
+        .sort(),
+    );
+    assert.ok(endpoints.length > 100, `only ${endpoints.length} endpoints`);
+    // An endpoint in no group would be in no test.
+    assert.deepEqual(
+      endpoints.filter((endpoint) => groupOf(endpoint) === undefined).map((endpoint) => `${endpoint.method} ${endpoint.path}`),
+      [],
+    );
+  });
+
+  for (const caller of callers) {
+    describe(caller, () => {
+      for (const group of endpointGroups) {
+        it(`gets the status it is owed from every ${group} endpoint`, async () => {
+          const inGroup = endpoints.filter((endpoint) => groupOf(endpoint) === group);
+          assert.ok(inGroup.length > 0, `no ${group} endpoint`);
+          for (const endpoint of inGroup) {
+            const expected = expectedStatus(endpoint, caller);
+            let target = shared;
+            // A write that is allowed changes or deletes its target: it gets an organization of its own.
+            if (endpoint.method !== 'GET')
+              target = expected < 300 ? await fixture(capabilityOf[endpoint.type]) : await refusedTarget(endpoint);
+            check(await call(endpoint, target, caller), expected, caller, `${caller} ${endpoint.method} ${endpoint.path}`);
+          }
+        });
       }
-    });
 
-    it('answers every token endpoint with the status each caller is owed', async () => {
-      const target = await fixture(undefined);
-      const { organization, workspace } = target.ids;
-      const expected = (allowed: number, nonMember: number, memberWithout = nonMember) => (caller: CallerKind) =>
-        (refusedCallers as readonly string[]).includes(caller) ? 401 : caller === 'non-member' ? nonMember : caller === 'member without the flag' ? memberWithout : allowed;
-      const liveTeamToken = async () => String((await server.post('/access-token/v1/teams', { description: 'x', days: 1, group: target.withGroup })).body.id);
-      const memberPersonalToken = async () =>
-        String((await server.post('/pat/v1', { description: 'x', days: 1 }, { token: target.tokens['member with the flag'] })).body.id);
-      const cells: { name: string; send: (token: string | null) => Promise<Response>; status: (caller: CallerKind) => number }[] = [
-        { name: 'POST team token', send: (token) => server.post('/access-token/v1/teams', { description: 'd', days: 1, group: target.withGroup }, { token }), status: expected(201, 403) },
-        { name: 'GET team tokens', send: (token) => server.get('/access-token/v1/teams', { token }), status: expected(200, 200) },
-        { name: 'DELETE team token', send: async (token) => server.delete(`/access-token/v1/teams/${await liveTeamToken()}`, { token }), status: expected(202, 404) },
-        { name: 'GET current-teams', send: (token) => server.get('/access-token/v1/teams/current-teams', { token }), status: expected(200, 200) },
-        { name: 'GET permissions', send: (token) => server.get(`/access-token/v1/teams/permissions/organization/${organization}`, { token }), status: expected(200, 404, 200) },
-        {
-          name: 'GET workspace permissions',
-          send: (token) => server.get(`/access-token/v1/teams/permissions/organization/${organization}/workspace/${workspace}`, { token }),
-          status: expected(200, 404, 200),
-        },
-        { name: 'POST personal token', send: (token) => server.post('/pat/v1', { description: 'd', days: 1 }, { token }), status: expected(201, 201) },
-        { name: 'GET personal tokens', send: (token) => server.get('/pat/v1', { token }), status: expected(200, 200) },
-        { name: 'DELETE personal token', send: async (token) => server.delete(`/pat/v1/${await memberPersonalToken()}`, { token }), status: expected(202, 404) },
-      ];
-      for (const cell of cells) {
-        for (const caller of callers) {
-          const response = await cell.send(target.tokens[caller]);
+      it('gets the status it is owed from every token endpoint', async () => {
+        for (const cell of tokenCells(tokenTarget)) {
+          const response = await cell.send(tokenTarget.tokens[caller]);
           check(response, cell.status(caller), caller, `${caller} ${cell.name}`);
           if (response.status === 201) assert.equal(typeof decodeJwt(String(response.body.token)).jti, 'string');
         }
-      }
-      // Lists show only what the caller may see: an outsider sees none of the group's tokens.
-      assert.deepEqual((await server.get('/access-token/v1/teams', { token: target.tokens['non-member'] })).body, []);
+        if (caller === 'non-member') {
+          // Lists show only what the caller may see: an outsider sees none of the group's tokens, though the group has some.
+          const all = (await context.server.get('/access-token/v1/teams')).body as { group?: string }[];
+          assert.ok(
+            all.some((token) => token.group === tokenTarget.withGroup),
+            'the group has no live token to hide',
+          );
+          assert.deepEqual((await context.server.get('/access-token/v1/teams', { token: tokenTarget.tokens['non-member'] })).body, []);
+        }
+      });
     });
-  });
-}
+  }
+});

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { after, before, describe } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
@@ -44,7 +46,8 @@ export class TestServer {
   url = '';
   readonly logs: string[] = [];
   private child: ChildProcess | undefined;
-  private readonly signer: TokenSigner;
+  /** Signs tokens with this server's key, for claims the harness has no shortcut for. */
+  readonly signer: TokenSigner;
   readonly adminToken: string;
 
   private constructor(
@@ -68,6 +71,9 @@ export class TestServer {
       STRATUM_LOG_LEVEL: 'info',
       // PostgreSQL requires an encryption key; the embedded store generates its own.
       ...(kind === 'postgres' ? { STRATUM_ENCRYPTION_KEY: randomBytes(32).toString('base64') } : {}),
+      // No test reaches the vendors' release indexes: a local port where nothing listens stands for them.
+      STRATUM_TERRAFORM_RELEASES_URL: 'http://127.0.0.1:9/terraform/index.json',
+      STRATUM_TOFU_RELEASES_URL: 'http://127.0.0.1:9/tofu/releases',
       ...extraEnv,
     };
     let cleanup: () => Promise<void>;
@@ -89,7 +95,12 @@ export class TestServer {
       };
     }
     const signer = new TokenSigner(tokenKey, env.STRATUM_ADMIN_GROUP ?? adminGroup);
-    const { token } = await signer.sign({ subject: 'admin@example.com', email: 'admin@example.com', groups: [adminGroup], ttlSeconds: 3600 });
+    const { token } = await signer.sign({
+      subject: 'admin@example.com',
+      email: 'admin@example.com',
+      groups: [adminGroup],
+      ttlSeconds: 3600,
+    });
     const server = new TestServer(kind, env, cleanup, token, signer);
     await server.spawn();
     return server;
@@ -106,7 +117,10 @@ export class TestServer {
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
     this.url = await new Promise<string>((resolve, reject) => {
       let buffered = '';
-      const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr.join('')}`)), 20000);
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`server did not start: ${stderr.join('')}`));
+      }, 20000);
       child.stdout.on('data', (chunk: Buffer) => {
         buffered += chunk.toString();
         let newline: number;
@@ -117,7 +131,12 @@ export class TestServer {
           const address = /"address":"([^"]+)"/.exec(line)?.[1];
           if (address !== undefined) {
             clearTimeout(timer);
-            resolve(address);
+            // Logs go to stdout as JSON; anything on stderr at start is a warning nobody would read.
+            if (stderr.length === 0) resolve(address);
+            else {
+              child.kill('SIGKILL');
+              reject(new Error(`the server wrote to stderr while starting: ${stderr.join('')}`));
+            }
           }
         }
       });
@@ -128,14 +147,14 @@ export class TestServer {
     });
   }
 
-  /** A token signed with this server's key. */
-  async token(claims: { subject?: string; email?: string; groups?: string[]; ttlSeconds?: number } = {}): Promise<string> {
+  /** A token signed with this server's key, valid for an hour unless `ttlSeconds` says otherwise (null: it never expires). */
+  async token(claims: { subject?: string; email?: string; groups?: string[]; ttlSeconds?: number | null } = {}): Promise<string> {
     const subject = claims.subject ?? `user-${randomUUID()}@example.com`;
     const { token } = await this.signer.sign({
       subject,
       email: claims.email ?? subject,
       groups: claims.groups ?? [],
-      ttlSeconds: claims.ttlSeconds ?? 3600,
+      ttlSeconds: claims.ttlSeconds === null ? undefined : (claims.ttlSeconds ?? 3600),
     });
     return token;
   }
@@ -236,6 +255,86 @@ export class TestServer {
   }
 }
 
+export type Environment = Record<string, string>;
+
+export interface StoreContext {
+  readonly kind: StoreKind;
+  /** The suite's server: started by the suite's first `before` hook, stopped by its first `after` hook. */
+  readonly server: TestServer;
+}
+
+export interface StoreSuiteOptions {
+  /**
+   * Extra environment for `TestServer.start`. A function is called in `before`, just before the
+   * server starts, for environment that names something the suite has to start first.
+   */
+  env?: Environment | ((kind: StoreKind) => Environment | Promise<Environment>);
+}
+
+/**
+ * Declares a suite titled `title (kind)` for each store in `storeKinds`, around a server of its own.
+ * The server's hooks are registered before `body` runs, so the body's own `before` hooks find the
+ * server started, and its `after` hooks run once the server has stopped.
+ */
+export function describeEachStore(title: string, body: (context: StoreContext) => void): void;
+export function describeEachStore(title: string, options: StoreSuiteOptions, body: (context: StoreContext) => void): void;
+export function describeEachStore(
+  title: string,
+  optionsOrBody: StoreSuiteOptions | ((context: StoreContext) => void),
+  maybeBody?: (context: StoreContext) => void,
+): void {
+  const options = typeof optionsOrBody === 'function' ? {} : optionsOrBody;
+  const body = typeof optionsOrBody === 'function' ? optionsOrBody : maybeBody;
+  if (body === undefined) throw new Error(`describeEachStore('${title}') has no body`);
+  for (const kind of storeKinds) {
+    describe(`${title} (${kind})`, () => {
+      let server: TestServer | undefined;
+      before(async () => {
+        const env = typeof options.env === 'function' ? await options.env(kind) : (options.env ?? {});
+        server = await TestServer.start(kind, env);
+      });
+      after(async () => {
+        await server?.stop();
+      });
+      body({
+        kind,
+        get server(): TestServer {
+          // Tests are declared before any hook runs, so a server read at declaration time does not exist yet.
+          if (server === undefined) throw new Error(`the ${kind} server of '${title}' was read before its before() hook started it`);
+          return server;
+        },
+      });
+    });
+  }
+}
+
+/**
+ * Retries `check` until it returns without throwing, and returns what it returned. Waiting for what
+ * can be observed, rather than sleeping for a time tied to the server's internals, keeps tests fast
+ * and honest: past the deadline the last failure is reported, so a condition that never comes fails
+ * the test instead of hanging it, and one that comes late fails instead of passing by luck.
+ */
+export async function eventually<T>(
+  what: string,
+  check: () => T | Promise<T>,
+  options: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() >= deadline) {
+        const last = error instanceof Error ? error.message : String(error);
+        throw new Error(`waited ${timeoutMs} ms for ${what}; the last check failed: ${last}`, { cause: error });
+      }
+    }
+    // One last check falls on the deadline itself, however long the earlier checks took.
+    await sleep(Math.max(0, Math.min(options.intervalMs ?? 25, deadline - Date.now())));
+  }
+}
+
 /** A PostgreSQL database of its own for one server, so test files can run in parallel. */
 export async function createDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `stratum_test_${randomBytes(6).toString('hex')}`;
@@ -262,6 +361,17 @@ export async function createDatabase(): Promise<{ url: string; drop: () => Promi
   };
 }
 
+/** Runs `stratum token ...` with a server's configuration and returns the last line it printed. */
+export function mint(env: Record<string, string>, args: string[]): { status: number | null; token: string; stderr: string } {
+  const result = spawnSync(process.execPath, [cliScript, 'token', ...args], {
+    env: { ...process.env, ...env, DATABASE_URL: env.DATABASE_URL ?? '' },
+    encoding: 'utf8',
+    timeout: 30000,
+  });
+  const lines = result.stdout.trim().split('\n');
+  return { status: result.status, token: lines.at(-1) ?? '', stderr: result.stderr };
+}
+
 /** Asserts a JSON:API error document of the given status, and the pointer of its first error when given. */
 export function assertError(response: Response, status: number, pointer?: string): { detail: string; source?: { pointer?: string } }[] {
   assert.equal(response.status, status, response.text);
@@ -271,6 +381,20 @@ export function assertError(response: Response, status: number, pointer?: string
   return errors;
 }
 
+/**
+ * How long a server may go on accepting a token after its record changed elsewhere (revoked by
+ * another server, or expired): the spec allows 1 second; the margin covers the checking requests.
+ */
+export const staleTokenBoundMs = 1000 + 250;
+
+/** Asserts a 401 that names the token as invalid in WWW-Authenticate, for the given reason. */
+export function assertRefused(response: Response, reason: RegExp): void {
+  assertError(response, 401);
+  const challenge = response.headers.get('www-authenticate') ?? '';
+  assert.match(challenge, /^Bearer error="invalid_token"/);
+  assert.match(challenge, reason);
+}
+
 /** Body of a create or update document. */
 export function resourceDocument(type: string, attributes: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   return { data: { type, attributes, ...extra } };
@@ -278,13 +402,20 @@ export function resourceDocument(type: string, attributes: Record<string, unknow
 
 /** Creates an organization as an administrator and returns its id. */
 export async function createOrganization(server: TestServer, attributes: Record<string, unknown> = {}): Promise<string> {
-  const response = await server.post('/api/v1/organization', resourceDocument('organization', { name: `org-${randomUUID()}`, ...attributes }));
+  const response = await server.post(
+    '/api/v1/organization',
+    resourceDocument('organization', { name: `org-${randomUUID()}`, ...attributes }),
+  );
   if (response.status !== 201) throw new Error(`creating an organization answered ${response.status}: ${response.text}`);
   return response.body.data.id as string;
 }
 
 /** Creates a template in an organization and returns its id. */
-export async function createTemplate(server: TestServer, organizationId: string, attributes: Record<string, unknown> = {}): Promise<string> {
+export async function createTemplate(
+  server: TestServer,
+  organizationId: string,
+  attributes: Record<string, unknown> = {},
+): Promise<string> {
   const response = await server.post(
     `/api/v1/organization/${organizationId}/template`,
     resourceDocument('template', { name: `template-${randomUUID()}`, tcl: Buffer.from('flow: []\n').toString('base64'), ...attributes }),
@@ -294,7 +425,13 @@ export async function createTemplate(server: TestServer, organizationId: string,
 }
 
 /** Creates a record under `collectionPath` as an administrator and returns its id. */
-export async function createRecord(server: TestServer, collectionPath: string, type: string, attributes: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<string> {
+export async function createRecord(
+  server: TestServer,
+  collectionPath: string,
+  type: string,
+  attributes: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   const response = await server.post(collectionPath, resourceDocument(type, attributes, extra));
   if (response.status !== 201) throw new Error(`creating a ${type} answered ${response.status}: ${response.text}`);
   return response.body.data.id as string;
@@ -307,4 +444,8 @@ export const createCollection = (server: TestServer, organizationId: string, att
   createRecord(server, `/api/v1/organization/${organizationId}/collection`, 'collection', { name: `col-${randomUUID()}`, ...attributes });
 
 export const createVcs = (server: TestServer, organizationId: string, attributes: Record<string, unknown> = {}) =>
-  createRecord(server, `/api/v1/organization/${organizationId}/vcs`, 'vcs', { name: `vcs-${randomUUID()}`, vcsType: 'GITHUB', ...attributes });
+  createRecord(server, `/api/v1/organization/${organizationId}/vcs`, 'vcs', {
+    name: `vcs-${randomUUID()}`,
+    vcsType: 'GITHUB',
+    ...attributes,
+  });

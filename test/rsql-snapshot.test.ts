@@ -13,9 +13,9 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
-import { parseFilter } from '../src/jsonapi/query.ts';
-import { compileFilter } from '../src/jsonapi/rsql.ts';
-import { resources } from '../src/resources/index.ts';
+import { registry } from '../src/resources/index.ts';
+import { compileFilter } from '../src/rsql/compile.ts';
+import { parseFilter } from '../src/rsql/parse.ts';
 import type { Database, Dialect } from '../src/store/database.ts';
 
 /** The SQL the RSQL compiler emits, kept in review: a change to it shows up as a snapshot diff. */
@@ -56,9 +56,9 @@ function render(dialect: Dialect): string {
   const db = compiler(dialect);
   return filters
     .map(([type, rsql]) => {
-      const resource = resources.get(type);
+      const resource = registry.get(type);
       if (resource === undefined) throw new Error(`no resource ${type}`);
-      const condition = compileFilter(parseFilter('filter', rsql), resource, 'r', { resources, dialect, parameter: 'filter' });
+      const condition = compileFilter(parseFilter('filter', rsql), resource, 'r', { registry, dialect, parameter: 'filter' });
       const query = db.selectFrom(`${resource.table} as r`).select('r.id').where(condition).compile();
       return `-- ${type}: ${rsql}\n${query.sql}\n-- parameters: ${JSON.stringify(query.parameters)}\n`;
     })

@@ -3,9 +3,20 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, it } from 'node:test';
 import { parseEncryptionKey, SecretCipher, secretPlace } from '../src/secrets/cipher.ts';
-import { cliScript, createOrganization, createCollection, createRecord, createWorkspace, resourceDocument, serverScript, storeKinds, TestServer } from './harness.ts';
+import {
+  cliScript,
+  createOrganization,
+  createCollection,
+  createRecord,
+  createWorkspace,
+  describeEachStore,
+  eventually,
+  resourceDocument,
+  serverScript,
+  TestServer,
+} from './harness.ts';
 
 /** Runs the CLI with a server's configuration. */
 function cli(server: TestServer, args: string[], extraEnv: Record<string, string> = {}) {
@@ -47,163 +58,207 @@ function storeContents(server: TestServer): string {
   return dump.stdout;
 }
 
-for (const kind of storeKinds) {
-  describe(`secrets at rest and in logs (${kind})`, () => {
-    let server: TestServer;
-    // Markers that would show up verbatim wherever a secret leaked.
-    const secrets = {
-      variable: `variable-secret-${randomUUID()}`,
-      item: `item-secret-${randomUUID()}`,
-      clientSecret: `client-secret-${randomUUID()}`,
-      privateKey: `private-key-${randomUUID()}`,
-      accessToken: `access-token-${randomUUID()}`,
-    };
-    const variableKey = `TF_VAR_marker_${randomBytes(4).toString('hex')}`;
-    let ids: { organization: string; workspace: string; variable: string; collection: string; item: string; vcs: string };
+describeEachStore('secrets at rest and in logs', { env: { STRATUM_LOG_LEVEL: 'trace' } }, (context) => {
+  // Markers that would show up verbatim wherever a secret leaked.
+  const secrets = {
+    variable: `variable-secret-${randomUUID()}`,
+    item: `item-secret-${randomUUID()}`,
+    clientSecret: `client-secret-${randomUUID()}`,
+    privateKey: `private-key-${randomUUID()}`,
+    accessToken: `access-token-${randomUUID()}`,
+    globalvar: `globalvar-secret-${randomUUID()}`,
+    sshKey: `ssh-private-key-${randomUUID()}`,
+  };
+  const variableKey = `TF_VAR_marker_${randomBytes(4).toString('hex')}`;
+  let ids: {
+    organization: string;
+    workspace: string;
+    variable: string;
+    collection: string;
+    item: string;
+    vcs: string;
+    globalvar: string;
+    ssh: string;
+  };
 
-    before(async () => {
-      server = await TestServer.start(kind, { STRATUM_LOG_LEVEL: 'trace' });
-      const organization = await createOrganization(server);
-      const workspace = await createWorkspace(server, organization);
-      const variable = await createRecord(server, `/api/v1/workspace/${workspace}/variable`, 'variable', {
-        key: variableKey,
-        value: secrets.variable,
-        category: 'ENV',
-        sensitive: true,
-      });
-      const collection = await createCollection(server, organization);
-      const item = await createRecord(server, `/api/v1/organization/${organization}/collection/${collection}/item`, 'item', {
-        key: 'token',
-        value: secrets.item,
-        category: 'TERRAFORM',
-        sensitive: true,
-      });
-      const vcs = await createRecord(server, `/api/v1/organization/${organization}/vcs`, 'vcs', {
-        name: 'github',
-        vcsType: 'GITHUB',
-        clientSecret: secrets.clientSecret,
-        privateKey: secrets.privateKey,
-        accessToken: secrets.accessToken,
-      });
-      ids = { organization, workspace, variable, collection, item, vcs };
-      // Requests that fail with a secret in them: a malformed body and a rejected value.
-      await server.request('POST', `/api/v1/workspace/${workspace}/variable`, { raw: `{"data": {"attributes": {"value": "${secrets.variable}"` });
-      const rejected = await server.post(
-        `/api/v1/workspace/${workspace}/variable`,
-        resourceDocument('variable', { key: 'other', value: secrets.variable, category: 'NOPE', sensitive: true }),
-      );
-      assert.equal(rejected.status, 422);
-      assert.ok(!rejected.text.includes(secrets.variable), 'an error echoed a secret');
-      const patched = await server.patch(
-        `/api/v1/organization/${organization}/vcs/${vcs}`,
-        resourceDocument('vcs', { clientSecret: secrets.clientSecret, vcsType: 'NOPE' }),
-      );
-      assert.equal(patched.status, 422);
-      assert.ok(!patched.text.includes(secrets.clientSecret), 'an error echoed a secret');
+  before(async () => {
+    const organization = await createOrganization(context.server);
+    const workspace = await createWorkspace(context.server, organization);
+    const variable = await createRecord(context.server, `/api/v1/workspace/${workspace}/variable`, 'variable', {
+      key: variableKey,
+      value: secrets.variable,
+      category: 'ENV',
+      sensitive: true,
     });
-    after(async () => {
-      await server.stop();
+    const collection = await createCollection(context.server, organization);
+    const item = await createRecord(context.server, `/api/v1/organization/${organization}/collection/${collection}/item`, 'item', {
+      key: 'token',
+      value: secrets.item,
+      category: 'TERRAFORM',
+      sensitive: true,
     });
-
-    it('stores no secret in plain text: the database files or dump hold none of them', () => {
-      const contents = storeContents(server);
-      // The dump is real: the variable's key, which is not secret, is in it.
-      assert.ok(contents.includes(variableKey), 'the store dump does not hold the variable key');
-      for (const [name, secret] of Object.entries(secrets)) assert.ok(!contents.includes(secret), `${name} found in the store`);
+    const vcs = await createRecord(context.server, `/api/v1/organization/${organization}/vcs`, 'vcs', {
+      name: 'github',
+      vcsType: 'GITHUB',
+      clientSecret: secrets.clientSecret,
+      privateKey: secrets.privateKey,
+      accessToken: secrets.accessToken,
     });
-
-    it('keeps every secret sealed under the key, so the job engine can still open it', async () => {
-      const cipher = new SecretCipher(currentKey(server));
-      const expectations: [string, string, string, string][] = [
-        ['variable', 'value', ids.variable, secrets.variable],
-        ['item', 'value', ids.item, secrets.item],
-        ['vcs', 'client_secret', ids.vcs, secrets.clientSecret],
-        ['vcs', 'private_key', ids.vcs, secrets.privateKey],
-        ['vcs', 'access_token', ids.vcs, secrets.accessToken],
-      ];
-      for (const [table, column, id, plain] of expectations) {
-        const [row] = await server.query(`select "${column}" as v from "${table}" where id = $1`, [id]);
-        const sealed = String(row?.v);
-        assert.match(sealed, /^s1:/);
-        assert.equal(cipher.open(sealed, secretPlace(table, column, id)), plain);
-        // Bound to its place: the same ciphertext does not open as another record's value.
-        assert.throws(() => cipher.open(sealed, secretPlace(table, column, randomUUID())));
-      }
+    const globalvar = await createRecord(context.server, `/api/v1/organization/${organization}/globalvar`, 'globalvar', {
+      key: 'TF_TOKEN_app_example_com',
+      value: secrets.globalvar,
+      category: 'ENV',
+      sensitive: true,
     });
-
-    it('never writes a secret to the log, even at trace level', () => {
-      const log = server.logs.join('\n');
-      assert.ok(log.includes('"status":422'), 'the log holds the failed requests');
-      for (const [name, secret] of Object.entries(secrets)) assert.ok(!log.includes(secret), `${name} found in the log`);
+    const ssh = await createRecord(context.server, `/api/v1/organization/${organization}/ssh`, 'ssh', {
+      name: 'modules',
+      sshType: 'ed25519',
+      privateKey: secrets.sshKey,
     });
-
-    it('answers every read of a secret with null', async () => {
-      const reads = [
-        `/api/v1/workspace/${ids.workspace}/variable/${ids.variable}`,
-        `/api/v1/workspace/${ids.workspace}/variable`,
-        `/api/v1/organization/${ids.organization}/workspace/${ids.workspace}?include=variable,vcs`,
-        `/api/v1/organization/${ids.organization}/collection/${ids.collection}?include=item`,
-        `/api/v1/organization/${ids.organization}/collection/${ids.collection}/item`,
-        `/api/v1/organization/${ids.organization}/vcs/${ids.vcs}`,
-        `/api/v1/organization/${ids.organization}?include=vcs,workspace.variable,collection.item`,
-      ];
-      for (const url of reads) {
-        const response = await server.get(url);
-        assert.equal(response.status, 200, `${url}: ${response.text}`);
-        for (const [name, secret] of Object.entries(secrets)) assert.ok(!response.text.includes(secret), `${name} in ${url}`);
-      }
+    ids = { organization, workspace, variable, collection, item, vcs, globalvar, ssh };
+    // Requests that fail with a secret in them: a malformed body and a rejected value.
+    await context.server.request('POST', `/api/v1/workspace/${workspace}/variable`, {
+      raw: `{"data": {"attributes": {"value": "${secrets.variable}"`,
     });
-
-    it('refuses to start with a key that did not seal the stored secrets', () => {
-      const result = startRefused(server, { PORT: '0', STRATUM_ENCRYPTION_KEY: randomBytes(32).toString('base64'), STRATUM_DATA_DIR: server.env.STRATUM_DATA_DIR ?? '' });
-      // The embedded folder is held by the running server, which refuses first; that is covered
-      // elsewhere, so only PostgreSQL reaches the key check here.
-      assert.equal(result.status, 1);
-      if (kind === 'postgres') assert.match(result.stderr, /encryption key .* does not open the secrets stored in this database/);
-    });
-
-    if (kind === 'postgres') {
-      it('refuses to start on PostgreSQL without STRATUM_ENCRYPTION_KEY', () => {
-        const result = startRefused(server, { PORT: '0', STRATUM_ENCRYPTION_KEY: '' });
-        assert.equal(result.status, 1);
-        assert.match(result.stderr, /STRATUM_ENCRYPTION_KEY is required with DATABASE_URL/);
-      });
-    } else {
-      it('generates the embedded key into encryption.key, readable by its owner only', () => {
-        const stat = fs.statSync(path.join(server.env.STRATUM_DATA_DIR ?? '', 'encryption.key'));
-        assert.equal(stat.mode & 0o777, 0o600);
-      });
-
-      it('refuses to rotate the key while a server holds the data folder', () => {
-        const result = cli(server, ['rotate-encryption-key']);
-        assert.equal(result.status, 1);
-        assert.match(result.stderr, /in use by another Stratum process/);
-      });
-    }
-
-    it('rotates the key with the server stopped: every secret moves to the new key, the old key is refused', async () => {
-      const oldKey = currentKey(server);
-      await server.kill();
-      const newKey = randomBytes(32).toString('base64');
-      const result = kind === 'postgres' ? cli(server, ['rotate-encryption-key'], { STRATUM_NEW_ENCRYPTION_KEY: newKey }) : cli(server, ['rotate-encryption-key']);
-      assert.equal(result.status, 0, result.stderr);
-      assert.match(result.stdout, /re-encrypted 5 secret values/);
-      if (kind === 'postgres') {
-        assert.equal(startRefused(server, { PORT: '0' }).status, 1, 'the old key must no longer start the server');
-        server.env.STRATUM_ENCRYPTION_KEY = newKey;
-      } else {
-        assert.ok(!currentKey(server).equals(oldKey), 'encryption.key was not replaced');
-        assert.ok(!fs.existsSync(path.join(server.env.STRATUM_DATA_DIR ?? '', 'encryption.key.next')));
-      }
-      await server.spawn();
-      const cipher = new SecretCipher(currentKey(server));
-      const [row] = await server.query('select value from variable where id = $1', [ids.variable]);
-      assert.equal(cipher.open(String(row?.value), secretPlace('variable', 'value', ids.variable)), secrets.variable);
-      assert.throws(() => new SecretCipher(oldKey).open(String(row?.value), secretPlace('variable', 'value', ids.variable)));
-      const read = await server.get(`/api/v1/workspace/${ids.workspace}/variable/${ids.variable}`);
-      assert.equal(read.status, 200);
-      assert.equal(read.body.data.attributes.value, null);
-      assert.ok(!storeContents(server).includes(secrets.variable));
-    });
+    const rejected = await context.server.post(
+      `/api/v1/workspace/${workspace}/variable`,
+      resourceDocument('variable', { key: 'other', value: secrets.variable, category: 'NOPE', sensitive: true }),
+    );
+    assert.equal(rejected.status, 422);
+    assert.ok(!rejected.text.includes(secrets.variable), 'an error echoed a secret');
+    const patched = await context.server.patch(
+      `/api/v1/organization/${organization}/vcs/${vcs}`,
+      resourceDocument('vcs', { clientSecret: secrets.clientSecret, vcsType: 'NOPE' }),
+    );
+    assert.equal(patched.status, 422);
+    assert.ok(!patched.text.includes(secrets.clientSecret), 'an error echoed a secret');
   });
-}
+
+  it('stores no secret in plain text: the database files or dump hold none of them', () => {
+    const contents = storeContents(context.server);
+    // The dump is real: the variable's key, which is not secret, is in it.
+    assert.ok(contents.includes(variableKey), 'the store dump does not hold the variable key');
+    for (const [name, secret] of Object.entries(secrets)) assert.ok(!contents.includes(secret), `${name} found in the store`);
+  });
+
+  it('keeps every secret sealed under the key, so the job engine can still open it', async () => {
+    const cipher = new SecretCipher(currentKey(context.server));
+    const expectations: [string, string, string, string][] = [
+      ['variable', 'value', ids.variable, secrets.variable],
+      ['item', 'value', ids.item, secrets.item],
+      ['vcs', 'client_secret', ids.vcs, secrets.clientSecret],
+      ['vcs', 'private_key', ids.vcs, secrets.privateKey],
+      ['vcs', 'access_token', ids.vcs, secrets.accessToken],
+      ['globalvar', 'value', ids.globalvar, secrets.globalvar],
+      ['ssh', 'private_key', ids.ssh, secrets.sshKey],
+    ];
+    for (const [table, column, id, plain] of expectations) {
+      const [row] = await context.server.query(`select "${column}" as v from "${table}" where id = $1`, [id]);
+      const sealed = String(row?.v);
+      assert.match(sealed, /^s1:/);
+      assert.equal(cipher.open(sealed, secretPlace(table, column, id)), plain);
+      // Bound to its place: the same ciphertext does not open as another record's value.
+      assert.throws(() => cipher.open(sealed, secretPlace(table, column, randomUUID())));
+    }
+  });
+
+  it('never writes a secret to the log, even at trace level', async () => {
+    // The log is written asynchronously: until it holds the failed requests, whose bodies carried
+    // secrets, finding no secret in it proves nothing.
+    const failed = [
+      { method: 'POST', path: `/api/v1/workspace/${ids.workspace}/variable`, status: 400 },
+      { method: 'POST', path: `/api/v1/workspace/${ids.workspace}/variable`, status: 422 },
+      { method: 'PATCH', path: `/api/v1/organization/${ids.organization}/vcs/${ids.vcs}`, status: 422 },
+    ];
+    await eventually('the failed requests in the log', () => {
+      const lines = context.server.logs.map((line) => JSON.parse(line) as Record<string, unknown>);
+      for (const request of failed) {
+        assert.ok(
+          lines.some((line) => line.method === request.method && line.path === request.path && line.status === request.status),
+          `no log line ${JSON.stringify(request)}`,
+        );
+      }
+    });
+    const log = context.server.logs.join('\n');
+    assert.ok(log.includes('"status":422'), 'the log holds the failed requests');
+    for (const [name, secret] of Object.entries(secrets)) assert.ok(!log.includes(secret), `${name} found in the log`);
+  });
+
+  it('answers every read of a secret with null', async () => {
+    const reads = [
+      `/api/v1/workspace/${ids.workspace}/variable/${ids.variable}`,
+      `/api/v1/workspace/${ids.workspace}/variable`,
+      `/api/v1/organization/${ids.organization}/workspace/${ids.workspace}?include=variable,vcs`,
+      `/api/v1/organization/${ids.organization}/collection/${ids.collection}?include=item`,
+      `/api/v1/organization/${ids.organization}/collection/${ids.collection}/item`,
+      `/api/v1/organization/${ids.organization}/vcs/${ids.vcs}`,
+      `/api/v1/organization/${ids.organization}?include=vcs,workspace.variable,collection.item,globalvar,ssh`,
+      `/api/v1/organization/${ids.organization}/globalvar`,
+      `/api/v1/organization/${ids.organization}/ssh/${ids.ssh}`,
+    ];
+    for (const url of reads) {
+      const response = await context.server.get(url);
+      assert.equal(response.status, 200, `${url}: ${response.text}`);
+      for (const [name, secret] of Object.entries(secrets)) assert.ok(!response.text.includes(secret), `${name} in ${url}`);
+    }
+  });
+
+  it('refuses to start with a key that did not seal the stored secrets', () => {
+    const result = startRefused(context.server, {
+      PORT: '0',
+      STRATUM_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      STRATUM_DATA_DIR: context.server.env.STRATUM_DATA_DIR ?? '',
+    });
+    // The embedded folder is held by the running server, which refuses first; that is covered
+    // elsewhere, so only PostgreSQL reaches the key check here.
+    assert.equal(result.status, 1);
+    if (context.kind === 'postgres') assert.match(result.stderr, /encryption key .* does not open the secrets stored in this database/);
+  });
+
+  if (context.kind === 'postgres') {
+    it('refuses to start on PostgreSQL without STRATUM_ENCRYPTION_KEY', () => {
+      const result = startRefused(context.server, { PORT: '0', STRATUM_ENCRYPTION_KEY: '' });
+      assert.equal(result.status, 1);
+      assert.match(result.stderr, /STRATUM_ENCRYPTION_KEY is required with DATABASE_URL/);
+    });
+  } else {
+    it('generates the embedded key into encryption.key, readable by its owner only', () => {
+      const stat = fs.statSync(path.join(context.server.env.STRATUM_DATA_DIR ?? '', 'encryption.key'));
+      assert.equal(stat.mode & 0o777, 0o600);
+    });
+
+    it('refuses to rotate the key while a server holds the data folder', () => {
+      const result = cli(context.server, ['rotate-encryption-key']);
+      assert.equal(result.status, 1);
+      assert.match(result.stderr, /in use by another Stratum process/);
+    });
+  }
+
+  it('rotates the key with the server stopped: every secret moves to the new key, the old key is refused', async () => {
+    const oldKey = currentKey(context.server);
+    await context.server.kill();
+    const newKey = randomBytes(32).toString('base64');
+    const result =
+      context.kind === 'postgres'
+        ? cli(context.server, ['rotate-encryption-key'], { STRATUM_NEW_ENCRYPTION_KEY: newKey })
+        : cli(context.server, ['rotate-encryption-key']);
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /re-encrypted 7 secret values/);
+    if (context.kind === 'postgres') {
+      assert.equal(startRefused(context.server, { PORT: '0' }).status, 1, 'the old key must no longer start the server');
+      context.server.env.STRATUM_ENCRYPTION_KEY = newKey;
+    } else {
+      assert.ok(!currentKey(context.server).equals(oldKey), 'encryption.key was not replaced');
+      assert.ok(!fs.existsSync(path.join(context.server.env.STRATUM_DATA_DIR ?? '', 'encryption.key.next')));
+    }
+    await context.server.spawn();
+    const cipher = new SecretCipher(currentKey(context.server));
+    const [row] = await context.server.query('select value from variable where id = $1', [ids.variable]);
+    assert.equal(cipher.open(String(row?.value), secretPlace('variable', 'value', ids.variable)), secrets.variable);
+    assert.throws(() => new SecretCipher(oldKey).open(String(row?.value), secretPlace('variable', 'value', ids.variable)));
+    const read = await context.server.get(`/api/v1/workspace/${ids.workspace}/variable/${ids.variable}`);
+    assert.equal(read.status, 200);
+    assert.equal(read.body.data.attributes.value, null);
+    assert.ok(!storeContents(context.server).includes(secrets.variable));
+  });
+});

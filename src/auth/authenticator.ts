@@ -7,7 +7,8 @@ import { InvalidTokenError, tokenIssuer, type TokenSigner } from './tokens.js';
 /**
  * Turns a bearer token into a caller. The unverified `iss` only chooses the verifier: tokens this
  * service signed (CLI, team and personal tokens), or the configured OIDC issuer's. Everything else
- * is refused. Team and personal tokens must also still be live in the database.
+ * is refused. Team and personal tokens must also still be live in the database, with every
+ * token they were created from; their use is recorded.
  */
 export class Authenticator {
   constructor(
@@ -16,7 +17,8 @@ export class Authenticator {
     private readonly oidc: OidcVerifier | undefined,
   ) {}
 
-  async authenticate(token: string): Promise<Caller> {
+  /** `context` goes into the log lines written on the way, such as the request's id. */
+  async authenticate(token: string, context: Record<string, unknown> = {}): Promise<Caller> {
     let issuer: unknown;
     try {
       issuer = decodeJwt(token).iss;
@@ -24,13 +26,25 @@ export class Authenticator {
       throw new InvalidTokenError('the token is not a JWT');
     }
     if (issuer === tokenIssuer) {
-      const { caller, tracked } = await this.signer.verify(token);
-      if (tracked !== undefined && !(await this.apiTokens.isLive(tracked.id, token))) {
-        throw new InvalidTokenError('the token has been revoked or has expired');
+      const { caller, tracked } = this.signer.verify(token);
+      if (tracked !== undefined) {
+        if (!(await this.apiTokens.isLive(tracked.id, token))) throw new InvalidTokenError('the token has been revoked or has expired');
+        await this.apiTokens.recordUse(tracked.id, context);
       }
       return caller;
     }
     if (this.oidc !== undefined && issuer === this.oidc.issuer) return this.oidc.verify(token);
-    throw new InvalidTokenError('the token is not valid');
+    throw new InvalidTokenError(
+      `the token is not valid: its issuer ${describeIssuer(issuer)} is neither this server ("${tokenIssuer}")${this.oidc === undefined ? '' : ' nor the configured OIDC issuer'}`,
+    );
   }
+}
+
+/** The unverified issuer a token names, made safe for a header and a log line. */
+function describeIssuer(issuer: unknown): string {
+  if (typeof issuer !== 'string') return issuer === undefined ? '(none)' : '(not a string)';
+  return `"${issuer
+    .replace(/[^\x20-\x7e]/g, '?')
+    .replace(/"/g, "'")
+    .slice(0, 80)}"`;
 }

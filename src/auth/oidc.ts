@@ -44,7 +44,7 @@ export class OidcVerifier {
         algorithms,
         ...(this.settings.audience === undefined ? {} : { audience: this.settings.audience }),
       });
-      return callerFromClaims(payload, this.adminGroup, this.settings.groupsClaim);
+      return callerFromClaims(payload, this.adminGroup, { groupsClaim: this.settings.groupsClaim });
     } catch (error) {
       if (error instanceof InvalidTokenError) throw error;
       if (error instanceof errors.JWTExpired) throw new InvalidTokenError('the token has expired');
@@ -74,7 +74,9 @@ export class OidcVerifier {
       if (document.issuer !== this.settings.issuer) throw new Error('the discovery document names another issuer');
       jwksUri = document.jwks_uri;
     } catch (error) {
-      throw new IdentityProviderUnavailableError(`OIDC discovery at ${address} failed: ${error instanceof Error ? error.message : 'unknown error'}`);
+      throw new IdentityProviderUnavailableError(
+        `OIDC discovery at ${address} failed: ${error instanceof Error ? error.message : 'unknown error'}`,
+      );
     }
     if (typeof jwksUri !== 'string') throw new IdentityProviderUnavailableError(`OIDC discovery at ${address} gave no jwks_uri`);
     return createRemoteJWKSet(new URL(jwksUri), { cooldownDuration: keyRefetchCooldownMs, timeoutDuration: fetchTimeoutMs });

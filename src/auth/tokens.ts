@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { SignJWT, type JWTPayload } from 'jose';
+import { Hs256Failure, verifyHs256 } from './hs256.js';
 import type { Caller } from './caller.js';
 
 /** Issuer of every token this service signs. */
@@ -7,7 +8,13 @@ export const tokenIssuer = 'stratum';
 
 /** The claim that marks a token recorded in the database, which can therefore be revoked. */
 const trackedClaim = 'stratum_token';
-export type TrackedKind = 'team' | 'personal';
+/**
+ * The kinds of revocable API token, as `api_token.kind` and each token's claim record them: a team
+ * token speaks for one directory group, a personal token for the user who created it.
+ */
+export const trackedKinds = ['team', 'personal'] as const;
+export type TrackedKind = (typeof trackedKinds)[number];
+const isTrackedKind = (value: unknown): value is TrackedKind => trackedKinds.some((kind) => kind === value);
 
 /** A verified token: who it speaks for, and its record when it is a revocable API token. */
 export interface VerifiedToken {
@@ -22,6 +29,8 @@ export interface TokenClaims {
   groups: readonly string[];
   /** Lifetime in seconds; undefined for a token that never expires. */
   ttlSeconds: number | undefined;
+  /** The latest it may expire, whatever its lifetime: a token created with another one never outlives it. */
+  notAfter?: Date | undefined;
   /** For an API token: its record's id, which becomes the jti, and its kind. */
   tracked?: { id: string; kind: TrackedKind };
 }
@@ -43,52 +52,75 @@ export class TokenSigner {
     if (claims.tracked !== undefined) payload[trackedClaim] = claims.tracked.kind;
     if (claims.email !== undefined) payload.email = claims.email;
     if (claims.name !== undefined) payload.name = claims.name;
+    // One clock reading for both, so that exp - iat is exactly the lifetime.
+    const issuedAt = Math.floor(Date.now() / 1000);
     let jwt = new SignJWT(payload)
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setIssuer(tokenIssuer)
       .setSubject(claims.subject)
       .setJti(id)
-      .setIssuedAt();
-    if (claims.ttlSeconds !== undefined) jwt = jwt.setExpirationTime(Math.floor(Date.now() / 1000) + claims.ttlSeconds);
+      .setIssuedAt(issuedAt);
+    const expiries = [
+      ...(claims.ttlSeconds === undefined ? [] : [issuedAt + claims.ttlSeconds]),
+      ...(claims.notAfter === undefined ? [] : [Math.floor(claims.notAfter.getTime() / 1000)]),
+    ];
+    if (expiries.length > 0) jwt = jwt.setExpirationTime(Math.min(...expiries));
     return { token: await jwt.sign(this.key), id };
   }
 
   /** The caller a token speaks for; throws InvalidTokenError when it is not one of ours or has expired. */
-  async verify(token: string): Promise<VerifiedToken> {
+  verify(token: string): VerifiedToken {
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], issuer: tokenIssuer }));
+      payload = verifyHs256(token, this.key, tokenIssuer);
     } catch (error) {
-      if (error instanceof errors.JWTExpired) throw new InvalidTokenError('the token has expired');
-      throw new InvalidTokenError('the token is not valid');
+      if (!(error instanceof Hs256Failure)) throw new InvalidTokenError('the token is not valid');
+      // Said plainly, so a token minted for another server's store is recognised at once.
+      if (error.reason === 'expired' || error.reason === 'signature') throw new InvalidTokenError(error.message);
+      throw new InvalidTokenError(`the token is not valid: ${error.message}`);
     }
-    const caller = callerFromClaims(payload, this.adminGroup);
     const kind = payload[trackedClaim];
-    if (kind === undefined) return { caller, tracked: undefined };
-    if ((kind !== 'team' && kind !== 'personal') || typeof payload.jti !== 'string') throw new InvalidTokenError('the token is not valid');
-    return { caller, tracked: { id: payload.jti, kind } };
+    if (kind === undefined) return { caller: callerFromClaims(payload, this.adminGroup), tracked: undefined };
+    if (!isTrackedKind(kind) || typeof payload.jti !== 'string') throw new InvalidTokenError('the token is not valid');
+    return { caller: callerFromClaims(payload, this.adminGroup, { trackedId: payload.jti }), tracked: { id: payload.jti, kind } };
   }
 }
 
 export class InvalidTokenError extends Error {}
 
+/** How far ahead of this server's clock an issuer's clock may run. */
+const clockSkewSeconds = 60;
+
 /**
- * Reads the identity claims. A missing `groups` claim means no groups (Terrakube answered 500 to
- * such tokens); a single string is taken as one group, as some identity providers send it.
+ * Reads the identity claims of a verified token, of this service or of the OIDC issuer. A missing
+ * `groups` claim means no groups (Terrakube answered 500 to such tokens); a single string is taken
+ * as one group, as some identity providers send it. A token issued further in the future than
+ * clock skew explains is refused: jose checks `iat` only against a maximum age, and such a token
+ * was signed with a clock, or by someone, that cannot be trusted.
  */
-export function callerFromClaims(payload: JWTPayload, adminGroup: string, groupsClaim = 'groups'): Caller {
+export function callerFromClaims(
+  payload: JWTPayload,
+  adminGroup: string,
+  { groupsClaim = 'groups', trackedId }: { groupsClaim?: string; trackedId?: string } = {},
+): Caller {
   if (typeof payload.sub !== 'string' || payload.sub === '') throw new InvalidTokenError('the token has no subject');
+  if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + clockSkewSeconds) {
+    throw new InvalidTokenError('the token was issued in the future');
+  }
   const raw = payload[groupsClaim];
-  const groups = Array.isArray(raw)
-    ? raw.filter((g): g is string => typeof g === 'string')
-    : typeof raw === 'string'
-      ? [raw]
-      : [];
+  const groups = Array.isArray(raw) ? raw.filter((g): g is string => typeof g === 'string') : typeof raw === 'string' ? [raw] : [];
+  // Claims reach SQL (group names, audit columns, token ids), where PostgreSQL refuses a NUL and SQLite
+  // does not: such a token is refused alike on both.
+  const claims = [payload.sub, payload.email, payload.name, payload.jti, trackedId, ...groups];
+  if (claims.some((claim) => typeof claim === 'string' && claim.includes('\u0000')))
+    throw new InvalidTokenError('the token holds a NUL character');
   return {
     subject: payload.sub,
     email: typeof payload.email === 'string' && payload.email !== '' ? payload.email : undefined,
     name: typeof payload.name === 'string' ? payload.name : undefined,
     groups,
     isAdministrator: groups.includes(adminGroup),
+    // jose has checked that exp, when present, is a number.
+    token: { trackedId, expiresAt: typeof payload.exp === 'number' ? new Date(payload.exp * 1000) : undefined },
   };
 }

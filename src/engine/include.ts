@@ -1,9 +1,8 @@
-import type { ExpressionNode } from '@rsql/ast';
-import type { IncludeTree } from '../jsonapi/query.js';
-import { compileFilter } from '../jsonapi/rsql.js';
-import type { Row } from '../store/database.js';
-import type { ResourceDeclaration } from './declaration.js';
-import { findVisibleWhere, type QueryScope } from './records.js';
+import type { ResourceDeclaration, Row } from '../model/index.js';
+import { compileFilter } from '../rsql/compile.js';
+import type { Scope } from './engine.js';
+import type { Filter, IncludeTree } from './options.js';
+import { filterContext, findVisibleWhere } from './queries.js';
 
 export interface IncludedRecord {
   resource: ResourceDeclaration;
@@ -25,32 +24,29 @@ export const recordKey = (type: string, id: unknown) => `${type}:${String(id)}`;
  * `filter[TYPE]` narrows the included lists of that type.
  */
 export async function loadIncluded(
-  scope: QueryScope,
+  scope: Scope,
   resource: ResourceDeclaration,
   rows: readonly Row[],
   tree: IncludeTree,
-  filtersByType: ReadonlyMap<string, ExpressionNode>,
+  filtersByType: ReadonlyMap<string, Filter>,
   result: IncludeResult = { included: new Map(), toMany: new Map() },
 ): Promise<IncludeResult> {
   for (const [name, subtree] of Object.entries(tree)) {
-    const relationship = resource.relationships[name];
-    const target = relationship === undefined ? undefined : scope.resources.get(relationship.type);
-    if (relationship === undefined || target === undefined || rows.length === 0) continue;
+    const relationship = scope.engine.registry.relationship(resource, name);
+    if (relationship === undefined || rows.length === 0) continue;
+    const target = scope.engine.registry.target(relationship);
     let related: Row[];
     if (relationship.kind === 'toOne') {
       const ids = rows.map((row) => row[relationship.column]).filter((id): id is string => typeof id === 'string');
-      related = await findVisibleWhere(scope, target, 'id', ids);
+      related = await findVisibleWhere(scope, target, { column: 'id', values: ids, many: false, relationship: name });
     } else {
       const filter = filtersByType.get(target.type);
-      const extra =
-        filter === undefined
-          ? []
-          : [compileFilter(filter, target, 'r', { resources: scope.resources, dialect: scope.dialect, parameter: `filter[${target.type}]` })];
+      const extra = filter === undefined ? [] : [compileFilter(filter.expression, target, 'r', filterContext(scope, filter))];
+      const owners = rows.map((row) => String(row.id));
       related = await findVisibleWhere(
         scope,
         target,
-        relationship.column,
-        rows.map((row) => String(row.id)),
+        { column: relationship.column, values: owners, many: true, relationship: name },
         extra,
       );
       const byOwner = new Map<string, string[]>();

@@ -1,6 +1,7 @@
-import type { Attribute, ResourceDeclaration, Resources } from '../engine/declaration.js';
-import type { Route } from '../engine/routes.js';
-import { defaultPageSize, maxPageSize } from '../jsonapi/query.js';
+import { defaultPageSize, maxPageSize } from '../engine/options.js';
+import type { Route } from '../jsonapi/routes.js';
+import { isRequired, type Attribute, type Registry, type ResourceDeclaration } from '../model/index.js';
+import type { DescribedRoute } from './described-route.js';
 
 type Schema = Record<string, unknown>;
 
@@ -36,8 +37,11 @@ function attributeSchema(attribute: Attribute): Schema {
 
 function resourceSchemas(resource: ResourceDeclaration): Record<string, Schema> {
   const name = resource.type;
-  const required = Object.entries(resource.attributes)
-    .filter(([, a]) => (a.kind === 'text' || a.kind === 'enum') && a.required)
+  const requiredAttributes = Object.entries(resource.attributes)
+    .filter(([, a]) => isRequired(a))
+    .map(([n]) => n);
+  const requiredRelationships = Object.entries(resource.relationships)
+    .filter(([, r]) => r.kind === 'toOne' && r.required)
     .map(([n]) => n);
   const relationships = Object.fromEntries(
     Object.entries(resource.relationships).map(([relationshipName, r]) => {
@@ -61,22 +65,9 @@ function resourceSchemas(resource: ResourceDeclaration): Record<string, Schema> 
         relationships: { type: 'object', properties: relationships },
       },
     },
-    [`${name}Input`]: {
-      type: 'object',
-      required: ['data'],
-      properties: {
-        data: {
-          type: 'object',
-          required: ['type'],
-          properties: {
-            type: { const: name },
-            id: { type: 'string', description: 'Omitted on create; equal to the path id on update.' },
-            attributes: { allOf: [{ $ref: `#/components/schemas/${name}Attributes` }], description: `Required on create: ${required.join(', ')}.` },
-            relationships: { type: 'object', properties: relationships },
-          },
-        },
-      },
-    },
+    // A create must send the required attributes and relationships; an update sends only what changes.
+    [`${name}CreateInput`]: inputSchema(name, relationships, { attributes: requiredAttributes, relationships: requiredRelationships }),
+    [`${name}Input`]: inputSchema(name, relationships, { attributes: [], relationships: [] }),
     [`${name}Document`]: {
       type: 'object',
       properties: {
@@ -96,6 +87,28 @@ function resourceSchemas(resource: ResourceDeclaration): Record<string, Schema> 
   };
 }
 
+function inputSchema(name: string, relationships: Schema, required: { attributes: string[]; relationships: string[] }): Schema {
+  const attributes = { $ref: `#/components/schemas/${name}Attributes` };
+  const withRequired = (schema: Schema, names: string[]) => (names.length === 0 ? schema : { ...schema, required: names });
+  return {
+    type: 'object',
+    required: ['data'],
+    properties: {
+      data: {
+        type: 'object',
+        required: ['type'],
+        properties: {
+          type: { const: name },
+          id: { type: 'string', description: 'Omitted on create; equal to the path id on update.' },
+          attributes: withRequired({ type: 'object', allOf: [attributes] }, required.attributes),
+          relationships: withRequired({ type: 'object', properties: relationships }, required.relationships),
+        },
+        ...(required.relationships.length === 0 ? {} : { required: ['type', 'relationships'] }),
+      },
+    },
+  };
+}
+
 const listParameters = [
   ['page[number]', 'Page number, from 1; with page[size].'],
   ['page[size]', `Records per page; default ${defaultPageSize}, at most ${maxPageSize}.`],
@@ -107,18 +120,23 @@ const listParameters = [
   ['include', 'Comma-separated relationship paths to include.'],
 ].map(([name, description]) => ({ name, in: 'query', required: false, description, schema: { type: 'string' } }));
 
+/** A noun with its indefinite article, so that summaries read "an organization". */
+const a = (noun: string) => `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
+
 const jsonApi = (schema: string) => ({ 'application/vnd.api+json': { schema: { $ref: `#/components/schemas/${schema}` } } });
 /** Responses of the given error statuses, each a JSON:API error document. */
-export const errors = (...statuses: number[]) =>
+const errors = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [String(s), { description: 'A JSON:API error document.', content: jsonApi('Errors') }]));
 
 /** The OpenAPI 3.1 description of the API, generated from the resource declarations. */
 export function openApiDocument(
-  resources: Resources,
+  registry: Registry,
   routes: readonly Route[],
   version: string,
-  /** Paths described by hand: endpoints outside the resource declarations. */
-  otherPaths: Record<string, Record<string, unknown>> = {},
+  /** Endpoints outside the resource declarations, described by the schemas they are validated with. */
+  describedRoutes: readonly DescribedRoute[],
+  /** Endpoints that describe themselves (atomic operations): their paths and the schemas those name. */
+  described: { paths: Record<string, Schema>; schemas: Record<string, Schema> }[] = [],
 ): Record<string, unknown> {
   const schemas: Record<string, Schema> = {
     Errors: {
@@ -140,7 +158,8 @@ export function openApiDocument(
       },
     },
   };
-  for (const resource of resources.values()) Object.assign(schemas, resourceSchemas(resource));
+  for (const resource of registry.all()) Object.assign(schemas, resourceSchemas(resource));
+  for (const extra of described) Object.assign(schemas, extra.schemas);
   const paths: Record<string, Record<string, unknown>> = {};
   const operationIds = new Set<string>();
   for (const route of routes) {
@@ -158,21 +177,27 @@ export function openApiDocument(
     let id = operation.operationId;
     for (let n = 2; operationIds.has(id); n++) id = `${operation.operationId}_${n}`;
     operationIds.add(id);
-    item[route.method.toLowerCase()] = { ...operation, operationId: id };
+    item[route.method.toLowerCase()] = { ...operation, operationId: id, tags: [route.mount.resource.type] };
   }
   return {
     openapi: '3.1.0',
     info: { title: 'Stratum', version, description: 'Infrastructure automation management service (JSON:API).' },
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } }, schemas },
     security: [{ bearer: [] }],
-    paths: { ...paths, ...otherPaths },
+    paths: Object.assign(paths, describedPaths(describedRoutes), ...described.map((extra) => extra.paths)),
   };
 }
 
 /** The OpenAPI operation of one route. */
 function describeRoute(route: Route): { operationId: string } & Record<string, unknown> {
-  const type = route.endpoint.resource.type;
-  const typed = { name: `filter[${type}]`, in: 'query', required: false, description: `RSQL filter on every ${type} list of the answer.`, schema: { type: 'string' } };
+  const type = route.mount.resource.type;
+  const typed = {
+    name: `filter[${type}]`,
+    in: 'query',
+    required: false,
+    description: `RSQL filter on every ${type} list of the answer.`,
+    schema: { type: 'string' },
+  };
   const include = listParameters.filter((p) => p.name === 'include');
   switch (route.kind) {
     case 'list':
@@ -185,35 +210,42 @@ function describeRoute(route: Route): { operationId: string } & Record<string, u
     case 'create':
       return {
         operationId: `create_${type}`,
-        summary: `Create a ${type}`,
-        requestBody: { required: true, content: jsonApi(`${type}Input`) },
-        responses: { '201': { description: 'The created record.', content: jsonApi(`${type}Document`) }, ...errors(400, 401, 403, 404, 409, 413, 415, 422) },
+        summary: `Create ${a(type)}`,
+        requestBody: { required: true, content: jsonApi(`${type}CreateInput`) },
+        responses: {
+          '201': { description: 'The created record.', content: jsonApi(`${type}Document`) },
+          ...errors(400, 401, 403, 404, 409, 413, 415, 422),
+        },
       };
     case 'read':
       return {
         operationId: `read_${type}`,
-        summary: `Read a ${type}`,
+        summary: `Read ${a(type)}`,
         parameters: include,
-        responses: { '200': { description: 'The record.', content: jsonApi(`${type}Document`) }, '304': { description: 'Not modified.' }, ...errors(400, 401, 404) },
+        responses: {
+          '200': { description: 'The record.', content: jsonApi(`${type}Document`) },
+          '304': { description: 'Not modified.' },
+          ...errors(400, 401, 404),
+        },
       };
     case 'update':
       return {
         operationId: `update_${type}`,
-        summary: `Update a ${type}: only the attributes sent change`,
+        summary: `Update ${a(type)}: only the attributes sent change`,
         requestBody: { required: true, content: jsonApi(`${type}Input`) },
         responses: { '204': { description: 'Updated.' }, ...errors(400, 401, 403, 404, 409, 412, 413, 415, 422) },
       };
     case 'delete':
       return {
         operationId: `delete_${type}`,
-        summary: `Delete a ${type} and everything under it`,
+        summary: `Delete ${a(type)} and everything under it`,
         responses: { '204': { description: 'Deleted.' }, ...errors(401, 403, 404, 412) },
       };
     case 'readRelated': {
-      const target = route.link?.relationship.type ?? type;
+      const target = route.relationship.link.type;
       return {
-        operationId: `read_${type}_${route.link?.name ?? 'related'}`,
-        summary: `Read the ${target} a ${type} links (data is null when it links none)`,
+        operationId: `read_${type}_${route.relationship.name}`,
+        summary: `Read the ${target} ${a(type)} links (data is null when it links none)`,
         parameters: include,
         responses: { '200': { description: 'The linked record.', content: jsonApi(`${target}Document`) }, ...errors(400, 401, 404) },
       };
@@ -221,15 +253,45 @@ function describeRoute(route: Route): { operationId: string } & Record<string, u
     case 'readRelationship':
       return {
         operationId: `read_${type}_relationship`,
-        summary: `Read the linkage of one relationship of a ${type}`,
+        summary: `Read the linkage of one relationship of ${a(type)}`,
         responses: { '200': { description: 'Linkage: {type, id}, null, or an array of them.' }, ...errors(400, 401, 404) },
       };
     case 'updateRelationship':
       return {
         operationId: `update_${type}_relationship`,
-        summary: `Link a to-one relationship of a ${type} to another record, or unlink it with {"data": null}`,
+        summary: `Link a to-one relationship of ${a(type)} to another record, or unlink it with {"data": null}`,
         requestBody: { required: true, content: { 'application/vnd.api+json': { schema: { type: 'object' } } } },
         responses: { '204': { description: 'Linked.' }, ...errors(400, 401, 403, 404, 409, 415, 422) },
       };
   }
+}
+
+/** The OpenAPI paths of routes that carry their own schemas: plain JSON bodies and answers. */
+function describedPaths(routes: readonly DescribedRoute[]): Record<string, Record<string, unknown>> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const json = (schema: unknown) => ({ 'application/json': { schema } });
+  for (const route of routes) {
+    const path = route.url.replace(/:(\w+)/g, '{$1}');
+    const item = (paths[path] ??= {});
+    if (route.params !== undefined) {
+      item.parameters = Object.entries(route.params).map(([name, schema]) => ({ name, in: 'path', required: true, schema }));
+    }
+    const { success } = route;
+    const query = Object.entries(route.query ?? {}).map(([name, schema]) => ({ name, in: 'query', required: false, schema }));
+    item[route.method.toLowerCase()] = {
+      operationId: route.operationId,
+      summary: route.summary,
+      ...(route.public === true ? { security: [] } : {}),
+      ...(query.length === 0 ? {} : { parameters: query }),
+      ...(route.body === undefined ? {} : { requestBody: { required: true, content: json(route.body) } }),
+      responses: {
+        [String(success.status)]: {
+          description: success.description,
+          ...(success.schema === undefined ? {} : { content: json(success.schema) }),
+        },
+        ...errors(...route.errors),
+      },
+    };
+  }
+  return paths;
 }

@@ -6,5 +6,8 @@ import { mediaType } from '../jsonapi/document.js';
  * bodies and JSON:API forbids media type parameters other than ext and profile.
  */
 export function sendDocument(reply: FastifyReply, status: number, document: unknown): FastifyReply {
-  return reply.code(status).header('content-type', mediaType).send(Buffer.from(JSON.stringify(document)));
+  return reply
+    .code(status)
+    .header('content-type', mediaType)
+    .send(Buffer.from(JSON.stringify(document)));
 }

@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
-import type { Page } from './query.js';
-import type { ResourceObject } from './serialize.js';
+import { recordKey } from '../engine/include.js';
+import type { RecordPage, RecordResult } from '../engine/read.js';
+import type { PageRequest } from './query.js';
+import { includedObjects, toResourceObject, type Fieldsets, type ResourceObject } from './serialize.js';
 
 export const mediaType = 'application/vnd.api+json';
 
@@ -18,7 +19,7 @@ export interface ListDocument<T = ResourceObject> {
 export function listDocument<T>(
   data: T[],
   included: ResourceObject[] | undefined,
-  page: Page,
+  page: PageRequest,
   hasMore: boolean,
   total: number | undefined,
   path: string,
@@ -59,13 +60,28 @@ export function listDocument<T>(
   return document;
 }
 
-/** A strong validator of a record's full representation, for ETag, If-Match and If-None-Match. */
-export function entityTag(resource: ResourceObject): string {
-  return `"${createHash('sha256').update(JSON.stringify(resource)).digest('base64url').slice(0, 27)}"`;
+/** The document of one record, with what its `include` asked for. */
+export function recordDocument(
+  result: RecordResult,
+  fields: Fieldsets,
+  withIncluded: boolean,
+): { data: ResourceObject; included?: ResourceObject[] } {
+  const data = toResourceObject(result.resource, result.row, fields, result.included);
+  if (!withIncluded) return { data };
+  return { data, included: includedObjects(result.included, fields, new Set([recordKey(result.resource.type, result.row.id)])) };
 }
 
-/** Whether an If-Match or If-None-Match header names the current entity tag. */
-export function tagMatches(header: string, current: string): boolean {
-  if (header.trim() === '*') return true;
-  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === current);
+/** The document of a page of records. */
+export function pageDocument(
+  result: RecordPage,
+  fields: Fieldsets,
+  withIncluded: boolean,
+  page: PageRequest,
+  path: string,
+  query: Record<string, string | string[] | undefined>,
+): ListDocument {
+  const data = result.rows.map((row) => toResourceObject(result.resource, row, fields, result.included));
+  const primary = new Set(result.rows.map((row) => recordKey(result.resource.type, row.id)));
+  const included = withIncluded ? includedObjects(result.included, fields, primary) : undefined;
+  return listDocument(data, included, page, result.hasMore, result.total, path, query);
 }

@@ -1,10 +1,10 @@
-import { defineResource, integer, text, toMany, toOne } from '../engine/declaration.js';
+import { defineResource, integer, text, toMany, toOne } from '../model/index.js';
 
 /** A named set of items that workspaces share through references; higher priority wins a key. */
 export const collection = defineResource({
   type: 'collection',
   table: 'collection',
-  parent: { type: 'organization', relationship: 'organization' },
+  parent: 'organization',
   attributes: {
     name: text({ required: true, max: 128 }),
     description: text({ max: 512 }),
@@ -15,5 +15,5 @@ export const collection = defineResource({
     item: toMany('item', 'collection_id'),
     reference: toMany('reference', 'collection_id'),
   },
-  write: { capability: 'manageCollection' },
+  unique: ['name'],
 });

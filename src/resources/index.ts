@@ -1,15 +1,26 @@
-import type { ResourceDeclaration, Resources } from '../engine/declaration.js';
+import { Registry } from '../model/index.js';
+import { agent } from './agent.js';
 import { collection } from './collection.js';
+import { globalvar } from './globalvar.js';
 import { item } from './item.js';
 import { organization } from './organization.js';
+import { project } from './project.js';
 import { reference } from './reference.js';
+import { ssh } from './ssh.js';
+import { tag } from './tag.js';
 import { team } from './team.js';
 import { template } from './template.js';
+import { terrakubeConventions } from './terrakube-compat.js';
 import { variable } from './variable.js';
 import { vcs } from './vcs.js';
+import { workspaceTag } from './workspace-tag.js';
 import { workspace } from './workspace.js';
 
-/** Every resource the API serves. */
-export const resources: Resources = new Map<string, ResourceDeclaration>(
-  [organization, template, collection, item, reference, workspace, variable, vcs, team].map((r) => [r.type, r]),
+export { writePolicies } from './policies.js';
+export { permissionScopes, unmodeledRecords } from './terrakube-compat.js';
+
+/** Every resource the API serves, checked once at start. */
+export const registry = new Registry(
+  [organization, template, collection, item, reference, workspace, variable, vcs, team, project, tag, workspaceTag, globalvar, ssh, agent],
+  terrakubeConventions,
 );

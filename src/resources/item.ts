@@ -1,14 +1,16 @@
-import { defineResource, toOne } from '../engine/declaration.js';
+import { defineResource, toOne } from '../model/index.js';
 import { checkEnvironmentKey, keyValueAttributes } from './key-value.js';
 
 export const item = defineResource({
   type: 'item',
   table: 'item',
-  parent: { type: 'collection', relationship: 'collection' },
+  parent: 'collection',
   attributes: keyValueAttributes,
   relationships: {
     collection: toOne('collection', 'collection_id'),
   },
-  write: { capability: 'manageCollection' },
+  unique: ['key'],
+  // A collection or workspace may hold many thousands: recent changes first, and a category and key prefix.
+  indexes: [['updatedDate'], ['category', 'key']],
   beforeWrite: checkEnvironmentKey,
 });

@@ -1,5 +1,5 @@
-import { flag, oneOf, text, type Attribute, type PendingWrite } from '../engine/declaration.js';
-import { ApiError } from '../jsonapi/errors.js';
+import { ApiError } from '../errors.js';
+import { flag, oneOf, text, type Attribute, type PendingWrite } from '../model/index.js';
 
 const maxValueBytes = 256 * 1024;
 const environmentKey = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -1,9 +1,11 @@
-import { defineResource, flag, oneOf, text, toMany } from '../engine/declaration.js';
+import { defineResource, flag, oneOf, text, toMany } from '../model/index.js';
 import { insertDefaultTemplates } from './default-templates.js';
 
+/** The tenant: everything else lives in one organization, and teams grant access to it. */
 export const organization = defineResource({
   type: 'organization',
   table: 'organization',
+  tenant: true,
   attributes: {
     name: text({ required: true, max: 128 }),
     description: text({ max: 512 }),
@@ -18,8 +20,13 @@ export const organization = defineResource({
     workspace: toMany('workspace', 'organization_id'),
     vcs: toMany('vcs', 'organization_id'),
     team: toMany('team', 'organization_id'),
+    project: toMany('project', 'organization_id'),
+    tag: toMany('tag', 'organization_id'),
+    globalvar: toMany('globalvar', 'organization_id'),
+    ssh: toMany('ssh', 'organization_id'),
+    agent: toMany('agent', 'organization_id'),
   },
   softDelete: 'disabled',
-  write: { administratorOnly: true },
+  unique: ['name'],
   afterCreate: insertDefaultTemplates,
 });

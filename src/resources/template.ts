@@ -1,11 +1,11 @@
-import { defineResource, text, toOne } from '../engine/declaration.js';
+import { defineResource, text, toOne } from '../model/index.js';
 
 const maxTemplateBytes = 256 * 1024;
 
 export const template = defineResource({
   type: 'template',
   table: 'template',
-  parent: { type: 'organization', relationship: 'organization' },
+  parent: 'organization',
   attributes: {
     name: text({ required: true, max: 128 }),
     description: text({ max: 512 }),
@@ -16,5 +16,4 @@ export const template = defineResource({
   relationships: {
     organization: toOne('organization', 'organization_id'),
   },
-  write: { capability: 'manageTemplate' },
 });

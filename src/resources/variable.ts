@@ -1,10 +1,10 @@
-import { defineResource, flag, readOnly, toOne, type PendingWrite } from '../engine/declaration.js';
+import { defineResource, flag, isTrue, readOnly, toOne, type PendingWrite } from '../model/index.js';
 import { checkEnvironmentKey, keyValueAttributes } from './key-value.js';
 
 export const variable = defineResource({
   type: 'variable',
   table: 'variable',
-  parent: { type: 'workspace', relationship: 'workspace' },
+  parent: 'workspace',
   attributes: {
     ...keyValueAttributes,
     // A sensitive variable without a value, which blocks runs until it gets one.
@@ -13,7 +13,9 @@ export const variable = defineResource({
   relationships: {
     workspace: toOne('workspace', 'workspace_id'),
   },
-  write: { capability: 'manageWorkspace' },
+  unique: ['key'],
+  // A collection or workspace may hold many thousands: recent changes first, and a category and key prefix.
+  indexes: [['updatedDate'], ['category', 'key']],
   beforeWrite: (write) => {
     checkEnvironmentKey(write);
     markIncomplete(write);
@@ -24,10 +26,10 @@ export const variable = defineResource({
 function markIncomplete(write: PendingWrite): void {
   const { values, current } = write;
   if (!('value' in values) && !('sensitive' in values)) return;
-  const sensitive = values.sensitive ?? current?.sensitive === 1;
+  const sensitive = values.sensitive ?? isTrue(current?.sensitive);
   if ('value' in values) {
     values.incomplete = sensitive === true && (values.value === null || values.value === '');
-  } else if (current !== undefined && current.sensitive !== 1) {
+  } else if (current !== undefined && !isTrue(current.sensitive)) {
     // Becoming sensitive: the stored value is still plain text here.
     values.incomplete = sensitive === true && (current.value === null || current.value === '');
   }

@@ -1,4 +1,4 @@
-import { defineResource, oneOf, text, toMany, toOne } from '../engine/declaration.js';
+import { defineResource, oneOf, text, toMany, toOne } from '../model/index.js';
 
 const credential = () => text({ max: 16384, secret: { always: true } });
 
@@ -6,7 +6,7 @@ const credential = () => text({ max: 16384, secret: { always: true } });
 export const vcs = defineResource({
   type: 'vcs',
   table: 'vcs',
-  parent: { type: 'organization', relationship: 'organization' },
+  parent: 'organization',
   attributes: {
     name: text({ required: true, max: 128 }),
     description: text({ max: 512 }),
@@ -27,5 +27,4 @@ export const vcs = defineResource({
     organization: toOne('organization', 'organization_id'),
     workspace: toMany('workspace', 'vcs_id'),
   },
-  write: { capability: 'manageVcs' },
 });

@@ -1,9 +1,9 @@
-import { defineResource, flag, oneOf, readOnly, text, toMany, toOne, type PendingWrite } from '../engine/declaration.js';
+import { defineResource, flag, oneOf, readOnly, text, timestamp, toMany, toOne, type PendingWrite } from '../model/index.js';
 
 export const workspace = defineResource({
   type: 'workspace',
   table: 'workspace',
-  parent: { type: 'organization', relationship: 'organization' },
+  parent: 'organization',
   // Terrakube clients reach a workspace, its variables and its VCS link at /api/v1/workspace/{id}.
   atRoot: ['read', 'update', 'delete'],
   attributes: {
@@ -27,26 +27,26 @@ export const workspace = defineResource({
     // Existing clients delete a workspace by PATCHing deleted: true.
     deleted: flag(false),
     lastJobStatus: readOnly(text({ max: 64, default: 'NeverExecuted' })),
-    lastJobDate: { kind: 'timestamp', readOnly: true },
+    lastJobDate: timestamp(),
   },
   relationships: {
     organization: toOne('organization', 'organization_id'),
-    vcs: toOne('vcs', 'vcs_id'),
+    // Deleting a VCS connection, an SSH key, a project or an agent pool unlinks it from its workspaces.
+    vcs: toOne('vcs', 'vcs_id', { onDelete: 'set null' }),
+    ssh: toOne('ssh', 'ssh_id', { onDelete: 'set null' }),
+    project: toOne('project', 'project_id', { onDelete: 'set null' }),
+    agent: toOne('agent', 'agent_id', { onDelete: 'set null' }),
     variable: toMany('variable', 'workspace_id'),
     reference: toMany('reference', 'workspace_id'),
+    workspaceTag: toMany('workspacetag', 'workspace_id'),
   },
   softDelete: 'deleted',
-  write: { capability: 'manageWorkspace' },
+  unique: ['name'],
   beforeWrite: inheritExecutionMode,
 });
 
 /** A workspace created or set without an execution mode runs the way its organization does. */
 async function inheritExecutionMode(write: PendingWrite): Promise<void> {
   if (!('executionMode' in write.values) || write.values.executionMode !== null) return;
-  const organization = await write.trx
-    .selectFrom('organization')
-    .select('execution_mode')
-    .where('id', '=', write.organizationId)
-    .executeTakeFirstOrThrow();
-  write.values.executionMode = String(organization.execution_mode);
+  write.values.executionMode = String((await write.tenant()).execution_mode);
 }

@@ -38,6 +38,11 @@ export class SecretCipher {
   }
 }
 
+/** Whether a stored value is sealed, rather than plain text an earlier version wrote. */
+export function isSealed(value: string): boolean {
+  return value.startsWith(`${version}:`);
+}
+
 /** Where a sealed value is stored, the additional data it is bound to. */
 export function secretPlace(table: string, column: string, id: unknown): string {
   return `${table}.${column}.${String(id)}`;

@@ -2,13 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import type { Store } from '../store/database.js';
-import { generateEncryptionKey, parseEncryptionKey, SecretCipher } from './cipher.js';
+import { generateEncryptionKey, parseEncryptionKey, SecretCipher, secretPlace } from './cipher.js';
 
 const keyFileName = 'encryption.key';
 /** Holds the new key while a rotation commits; see rotateEncryptionKey. */
 const nextKeyFileName = 'encryption.key.next';
 const checkName = 'encryption-check';
-const checkPlace = 'service_key.value.encryption-check';
+// Bound to its row like every sealed service key, so a rotation re-seals it with them.
+const checkPlace = secretPlace('service_key', 'value', checkName);
 const checkText = 'stratum encryption key check';
 
 export interface EncryptionKey {
@@ -23,7 +24,8 @@ export interface EncryptionKey {
  * the key must never live in the database it protects.
  */
 export function loadEncryptionKey(config: Config): EncryptionKey {
-  if (config.encryptionKey !== undefined) return { key: parseEncryptionKey(config.encryptionKey), file: undefined };
+  const found = findEncryptionKey(config);
+  if (found !== undefined) return found;
   if (config.databaseUrl !== undefined) {
     throw new Error(
       'STRATUM_ENCRYPTION_KEY is required with DATABASE_URL: secrets are encrypted with a key kept outside the database (make one with `openssl rand -base64 32`)',
@@ -33,6 +35,14 @@ export function loadEncryptionKey(config: Config): EncryptionKey {
   fs.mkdirSync(config.dataDir, { recursive: true });
   writeKeyFile(file, generateEncryptionKey(), 'wx');
   return { key: readKeyFile(file), file };
+}
+
+/** The configured key without creating one: undefined while the embedded store has generated none. */
+export function findEncryptionKey(config: Config): EncryptionKey | undefined {
+  if (config.encryptionKey !== undefined) return { key: parseEncryptionKey(config.encryptionKey), file: undefined };
+  if (config.databaseUrl !== undefined) return undefined;
+  const file = path.join(config.dataDir, keyFileName);
+  return fs.existsSync(file) ? { key: readKeyFile(file), file } : undefined;
 }
 
 /**
@@ -62,14 +72,18 @@ export async function openSecretCipher(config: Config, store: Store): Promise<Se
     }
   }
   throw new Error(
-    `the encryption key (id ${cipher.keyId}) does not open the secrets stored in this database (sealed with key id ${check.split(':')[1] ?? 'unknown'}); start with the key they were sealed with`,
+    `the encryption key (id ${cipher.keyId}) does not open the secrets stored in this database (sealed with key id ${sealedKeyId(check)}); start with the key they were sealed with`,
   );
 }
 
-/** The check value sealed under `cipher`, to store in the rotation's transaction. */
-export function sealCheck(cipher: SecretCipher): { name: string; value: string } {
-  return { name: checkName, value: cipher.seal(checkText, checkPlace) };
+/** The stored check value, or undefined when no server has started on this database yet. */
+export async function findCheck(store: Pick<Store, 'db'>): Promise<string | undefined> {
+  const row = await store.db.selectFrom('service_key').select('value').where('name', '=', checkName).executeTakeFirst();
+  return row === undefined ? undefined : String(row.value);
 }
+
+/** The id of the key a sealed value was sealed with. */
+export const sealedKeyId = (sealed: string) => sealed.split(':')[1] ?? 'unknown';
 
 export async function readCheck(store: Pick<Store, 'db'>): Promise<string> {
   const row = await store.db.selectFrom('service_key').select('value').where('name', '=', checkName).executeTakeFirstOrThrow();

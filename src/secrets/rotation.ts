@@ -1,20 +1,28 @@
 import { sql, type SqlBool, type Transaction } from 'kysely';
-import { columnOf, secretAttributes, type Resources } from '../engine/declaration.js';
+import { columnOf, secretAttributes, type Registry } from '../model/index.js';
 import type { Database, Store } from '../store/database.js';
-import { secretPlace, type SecretCipher } from './cipher.js';
-import { opens, readCheck, sealCheck } from './encryption-key.js';
+import { isSealed, secretPlace, type SecretCipher } from './cipher.js';
+import { opens, readCheck } from './encryption-key.js';
 
 const batchSize = 500;
 
+/** What a rotation re-sealed: how many secret values of records, and which of the service's own keys. */
+export interface Resealed {
+  secrets: number;
+  serviceKeys: string[];
+}
+
 /**
- * Re-seals every stored secret under a new key, in one transaction with the key check: either every
- * secret and the check move to the new key, or nothing does. Run with the server stopped.
+ * Re-seals every stored secret under a new key, in one transaction with the service's sealed keys
+ * (the key check, the token-signing key): either all of them move to the new key, or nothing does.
+ * Run with the server stopped.
  */
-export async function resealSecrets(store: Store, resources: Resources, from: SecretCipher, to: SecretCipher): Promise<number> {
-  if (!opens(from, await readCheck(store))) throw new Error(`the current key (id ${from.keyId}) does not open the secrets in this database`);
+export async function resealSecrets(store: Store, registry: Registry, from: SecretCipher, to: SecretCipher): Promise<Resealed> {
+  if (!opens(from, await readCheck(store)))
+    throw new Error(`the current key (id ${from.keyId}) does not open the secrets in this database`);
   return store.db.transaction().execute(async (trx) => {
     let count = 0;
-    for (const resource of resources.values()) {
+    for (const resource of registry.all()) {
       for (const [name, attribute] of secretAttributes(resource)) {
         const column = columnOf(name);
         const sealed =
@@ -24,10 +32,27 @@ export async function resealSecrets(store: Store, resources: Resources, from: Se
         count += await resealColumn(trx, resource.table, column, sealed, from, to);
       }
     }
-    const check = sealCheck(to);
-    await trx.updateTable('service_key').set({ value: check.value }).where('name', '=', check.name).execute();
-    return count;
+    return { secrets: count, serviceKeys: await resealServiceKeys(trx, from, to) };
   });
+}
+
+/** Every sealed row of `service_key` (the key check, the token-signing key), each bound to its row. */
+async function resealServiceKeys(trx: Transaction<Database>, from: SecretCipher, to: SecretCipher): Promise<string[]> {
+  const rows = await trx.selectFrom('service_key').select(['name', 'value']).orderBy('name').execute();
+  const resealed: string[] = [];
+  for (const row of rows) {
+    const name = String(row.name);
+    const value = String(row.value);
+    if (!isSealed(value)) continue;
+    const place = secretPlace('service_key', 'value', name);
+    await trx
+      .updateTable('service_key')
+      .set({ value: to.seal(from.open(value, place), place) })
+      .where('name', '=', name)
+      .execute();
+    resealed.push(name);
+  }
+  return resealed;
 }
 
 async function resealColumn(
@@ -53,7 +78,11 @@ async function resealColumn(
     for (const row of rows) {
       const place = secretPlace(table, column, row.id);
       const plain = from.open(String(row[column]), place);
-      await trx.updateTable(table).set({ [column]: to.seal(plain, place) }).where('id', '=', row.id).execute();
+      await trx
+        .updateTable(table)
+        .set({ [column]: to.seal(plain, place) })
+        .where('id', '=', row.id)
+        .execute();
       count++;
     }
     if (rows.length < batchSize) return count;

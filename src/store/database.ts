@@ -1,31 +1,56 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { Config } from '../config.js';
-import { DataFolderLock } from './data-folder-lock.js';
+import type { Database } from '../model/index.js';
+import { embeddedOpenFailure, MissingStoreError, postgresConnectionFailure } from './connection-failures.js';
+import { DataFolderLock, DataFolderLockedError } from './data-folder-lock.js';
+import type { Dialect } from './dialect.js';
 import { migrateToLatest } from './migrate.js';
+import { keepStatistics } from './statistics.js';
 
-/**
- * Tables are declared by the resources at run time, so the query layer sees rows as plain records
- * and each resource's declaration gives them meaning.
- */
-export type Row = Record<string, unknown>;
-export type Database = Record<string, Row>;
-export type Dialect = 'sqlite' | 'postgres';
+export type { Database } from '../model/index.js';
+export type { Dialect } from './dialect.js';
+
+/** How busy the connections to the database are: PostgreSQL's pool, or SQLite's one connection. */
+export interface PoolUse {
+  /** Connections open now. */
+  open: number;
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
+  max: number;
+}
 
 export interface Store {
   readonly db: Kysely<Database>;
   readonly dialect: Dialect;
   /** Throws when the database cannot answer a trivial query. */
   ping(): Promise<void>;
+  poolUse(): PoolUse;
   close(): Promise<void>;
 }
 
-/** Opens the configured store and brings its schema to the latest migration. */
-export async function openStore(config: Config): Promise<Store> {
-  const store = config.databaseUrl === undefined ? openEmbedded(config.dataDir) : openPostgres(config);
+/**
+ * How a process opens the embedded store. `exclusive` takes the data-folder lock that only one
+ * process holds (a server, a migration, a key rotation); `shared` writes a few rows beside a running
+ * server through SQLite's own locks, and `readonly` reads beside it (the console's token
+ * administration, checks and backups). PostgreSQL needs no such distinction.
+ */
+export interface StoreAccess {
+  embedded: 'exclusive' | 'shared' | 'readonly';
+  /** Create the data folder and its database when they are missing; otherwise that is an error. */
+  create: boolean;
+}
+
+/**
+ * Opens the configured store, creating it when missing, and brings its schema to the latest
+ * migration: the store a server runs on. `warn` hears of background work that failed.
+ */
+export async function openStore(config: Config, warn: (message: string) => void = () => undefined): Promise<Store> {
+  const store = await connectStore(config, { embedded: 'exclusive', create: true }, warn);
   try {
     await migrateToLatest(store.db, store.dialect);
   } catch (error) {
@@ -35,41 +60,110 @@ export async function openStore(config: Config): Promise<Store> {
   return store;
 }
 
-function openEmbedded(dataDir: string): Store {
-  const lock = DataFolderLock.acquire(dataDir);
+/**
+ * Opens the configured store without changing its schema, and makes sure the database answers: a
+ * failure to reach it is a StoreUnreachableError that says where and what to fix.
+ */
+export async function connectStore(config: Config, access: StoreAccess, warn: (message: string) => void = () => undefined): Promise<Store> {
+  if (config.databaseUrl === undefined) return openEmbedded(config, access, warn);
+  const store = openPostgres(config, config.databaseUrl);
+  try {
+    await store.ping();
+  } catch (error) {
+    await store.close();
+    throw postgresConnectionFailure(error, config.databaseUrl);
+  }
+  return store;
+}
+
+/** The embedded database file of a data folder. */
+export const embeddedDatabaseFile = (dataDir: string) => path.join(dataDir, 'stratum.db');
+
+function openEmbedded({ dataDir, sqliteAnalyzeIntervalMs }: Config, access: StoreAccess, warn: (message: string) => void): Store {
+  const file = embeddedDatabaseFile(dataDir);
+  if (!access.create && !fs.existsSync(file)) {
+    throw new MissingStoreError(
+      fs.existsSync(dataDir) ? `the data folder ${dataDir} holds no database (stratum.db)` : `there is no data folder ${dataDir}`,
+    );
+  }
+  let lock: DataFolderLock | undefined;
   let handle: Sqlite.Database;
   try {
-    handle = new Sqlite(path.join(dataDir, 'stratum.db'));
-    // WAL lets readers run beside the writer; FULL fsyncs the log on every commit, so an
-    // acknowledged write survives a crash of the process or of the host.
-    handle.pragma('journal_mode = WAL');
-    handle.pragma('synchronous = FULL');
-    handle.pragma('foreign_keys = ON');
+    if (access.embedded === 'exclusive') lock = DataFolderLock.acquire(dataDir);
+    handle = new Sqlite(file, { readonly: access.embedded === 'readonly', fileMustExist: !access.create });
+    if (access.embedded !== 'readonly') {
+      // WAL lets readers run beside the writer; FULL fsyncs the log on every commit, so an
+      // acknowledged write survives a crash of the process or of the host.
+      handle.pragma('journal_mode = WAL');
+      handle.pragma('synchronous = FULL');
+      handle.pragma('foreign_keys = ON');
+    }
     handle.pragma('busy_timeout = 5000');
   } catch (error) {
-    lock.release();
-    throw error;
+    lock?.release();
+    if (error instanceof DataFolderLockedError) throw error;
+    throw embeddedOpenFailure(error, dataDir, 'stratum.db');
   }
-  fs.chmodSync(path.join(dataDir, 'stratum.db'), 0o600);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: handle }) });
+  if (access.embedded === 'exclusive') fs.chmodSync(file, 0o600);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) });
+  // The process that holds the folder keeps the planner's statistics; console commands do not.
+  const stopStatistics =
+    access.embedded === 'exclusive'
+      ? keepStatistics(handle, file, sqliteAnalyzeIntervalMs, (message) => warn(`gathering the planner's statistics failed: ${message}`))
+      : () => Promise.resolve();
   return {
     db,
     dialect: 'sqlite',
     ping: async () => {
       await sql`select 1`.execute(db);
     },
+    // One connection, used by one statement at a time: busy only while a statement runs, which
+    // blocks the process, so it is idle whenever anyone can look.
+    poolUse: () => ({ open: 1, idle: 1, waiting: 0, max: 1 }),
     close: async () => {
+      await stopStatistics();
       await db.destroy();
-      lock.release();
+      lock?.release();
     },
   };
 }
 
-function openPostgres(config: Config): Store {
+/** Prepared statements kept per SQL text; texts vary only with the length of value lists. */
+const cachedStatements = 500;
+
+/**
+ * The SQLite handle as Kysely uses it, with prepared statements reused per SQL text: Kysely's
+ * driver prepares every query, and preparing costs several times what running a point query does.
+ * Statements are used one at a time (the driver runs one query at a time on its one connection).
+ */
+function withStatementCache(handle: Sqlite.Database): SqliteDatabase {
+  const statements = new Map<string, Sqlite.Statement>();
+  return {
+    close: () => handle.close(),
+    prepare: (text: string) => {
+      let statement = statements.get(text);
+      if (statement !== undefined) {
+        // Most recently used last, so the oldest is the first to go.
+        statements.delete(text);
+      } else {
+        statement = handle.prepare(text);
+        if (statements.size >= cachedStatements) statements.delete(statements.keys().next().value ?? '');
+      }
+      statements.set(text, statement);
+      return statement;
+    },
+  };
+}
+
+function openPostgres(config: Config, databaseUrl: string): Store {
+  const poolSize = config.databasePoolSize;
   const pool = new pg.Pool({
-    connectionString: config.databaseUrl,
-    max: config.databasePoolSize,
-    connectionTimeoutMillis: 5000,
+    connectionString: databaseUrl,
+    max: poolSize,
+    // Under a burst, requests queue for a connection rather than fail; a slow statement is what is
+    // bounded, so one cannot hold a connection for long.
+    connectionTimeoutMillis: config.databasePoolWaitMs,
+    statement_timeout: config.statementTimeoutMs,
   });
   // An idle client losing its connection (database restart) must not crash the process; the next
   // query gets a fresh connection or a 503.
@@ -81,6 +175,7 @@ function openPostgres(config: Config): Store {
     ping: async () => {
       await sql`select 1`.execute(db);
     },
+    poolUse: () => ({ open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: poolSize }),
     close: () => db.destroy(),
   };
 }

@@ -31,3 +31,10 @@ export function newRecordId(): string {
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Ids are lower-case UUIDs; anything else names no record, and need not be looked up. */
+export function isUuid(id: string): boolean {
+  return uuidPattern.test(id);
+}

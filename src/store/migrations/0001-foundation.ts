@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { columnTypes, withAuditColumns } from './column-types.js';
 
 /** Organizations, their templates, and the service's own keys. */
@@ -21,7 +21,12 @@ export function foundation(dialect: Dialect): Migration {
         .addColumn('description', text)
         .addColumn('execution_mode', text, (c) => c.notNull())
         .addColumn('icon', text)
-        .addColumn('disabled', 'integer', (c) => c.notNull().defaultTo(0).check(sql`disabled in (0, 1)`))
+        .addColumn('disabled', 'integer', (c) =>
+          c
+            .notNull()
+            .defaultTo(0)
+            .check(sql`disabled in (0, 1)`),
+        )
         .$call(withAuditColumns(dialect))
         .execute();
       // A soft-deleted organization frees its name.

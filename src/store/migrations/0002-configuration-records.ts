@@ -1,5 +1,5 @@
 import { sql, type CreateTableBuilder, type Kysely, type Migration } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 import { columnTypes, withAuditColumns } from './column-types.js';
 
 /**
@@ -10,8 +10,15 @@ import { columnTypes, withAuditColumns } from './column-types.js';
 export function configurationRecords(dialect: Dialect): Migration {
   const { text } = columnTypes(dialect);
   const audit = withAuditColumns(dialect);
-  const flag = (name: string, fallback: 0 | 1) => <T extends string>(table: CreateTableBuilder<T>) =>
-    table.addColumn(name, 'integer', (c) => c.notNull().defaultTo(fallback).check(sql`${sql.ref(name)} in (0, 1)`));
+  const flag =
+    (name: string, fallback: 0 | 1) =>
+    <T extends string>(table: CreateTableBuilder<T>) =>
+      table.addColumn(name, 'integer', (c) =>
+        c
+          .notNull()
+          .defaultTo(fallback)
+          .check(sql`${sql.ref(name)} in (0, 1)`),
+      );
   const keyValue = <T extends string>(table: CreateTableBuilder<T>) =>
     table
       .addColumn('key', text, (c) => c.notNull())
@@ -24,11 +31,20 @@ export function configurationRecords(dialect: Dialect): Migration {
   return {
     async up(db: Kysely<unknown>) {
       const unique = async (table: string, columns: string[]) => {
-        await db.schema.createIndex(`${table}_${columns.at(-1) ?? ''}_unique`).on(table).columns(columns).unique().execute();
+        await db.schema
+          .createIndex(`${table}_${columns.at(-1) ?? ''}_unique`)
+          .on(table)
+          .columns(columns)
+          .unique()
+          .execute();
       };
       // Lists under a parent read in creation order, the id breaking ties.
       const listedUnder = async (table: string, parent: string) => {
-        await db.schema.createIndex(`${table}_${parent}_created`).on(table).columns([`${parent}_id`, 'created_date', 'id']).execute();
+        await db.schema
+          .createIndex(`${table}_${parent}_created`)
+          .on(table)
+          .columns([`${parent}_id`, 'created_date', 'id'])
+          .execute();
       };
 
       await db.schema

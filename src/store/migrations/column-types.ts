@@ -1,5 +1,5 @@
 import { sql, type CreateTableBuilder, type Expression } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../dialect.js';
 
 /**
  * Column types that behave the same on both stores.

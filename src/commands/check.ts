@@ -1,0 +1,167 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { inspectConfig, type Config } from '../config.js';
+import { MissingStoreError } from '../store/connection-failures.js';
+import { connectStore, type Store } from '../store/database.js';
+import { migrationStatus } from '../store/migrate.js';
+import { packageVersion } from '../version.js';
+import { encryptionKeyFindings, signingKeyFindings } from './check-keys.js';
+import { storeLocation } from './console-store.js';
+import { CommandFailure } from './exit-codes.js';
+
+/** One thing `stratum check` looked at: what it found, and what to do when that is a problem. */
+export interface Finding {
+  status: 'ok' | 'warn' | 'fail';
+  subject: string;
+  found: string;
+  fix?: string;
+}
+
+/**
+ * `stratum check`: the configuration, the database, and the keys against what the store holds,
+ * changing nothing, so it can run beside a server or before the first one starts. Exits 1 when
+ * something must be fixed; warnings alone exit 0.
+ */
+export async function check(): Promise<void> {
+  const { config, problems } = inspectConfig();
+  const findings: Finding[] = problems.map((problem) => ({ status: 'fail', subject: 'configuration', found: problem }));
+  if (problems.length === 0) findings.push({ status: 'ok', subject: 'configuration', found: summary(config) });
+  const urlUsable = !problems.some((p) => p.startsWith('DATABASE_URL'));
+  const { store, findings: storeFindings } = urlUsable ? await storeFindingsOf(config) : { store: undefined, findings: [] };
+  findings.push(...storeFindings);
+  try {
+    const keys = await encryptionKeyFindings(config, store);
+    findings.push(...keys.findings, ...(await signingKeyFindings(config, store, keys.cipher)));
+  } finally {
+    await store?.close();
+  }
+  process.stdout.write(render(findings));
+  const failed = findings.filter((f) => f.status === 'fail').length;
+  if (failed > 0) throw new CommandFailure(`check found ${failed} problem(s) to fix (listed above)`);
+}
+
+function summary(config: Config): string {
+  const store = config.databaseUrl === undefined ? 'embedded SQLite store' : 'PostgreSQL';
+  const metrics = config.metrics === undefined ? 'metrics off' : `metrics on ${config.metrics.host}:${config.metrics.port}`;
+  return `${store}; HTTP on ${config.host}:${config.port}; ${metrics}; log level ${config.logLevel}; shutdown deadline ${config.shutdownTimeoutMs} ms`;
+}
+
+/**
+ * Reaches the database read-only and reads its migrations. The store is returned for the key
+ * checks when it holds the service's tables.
+ */
+async function storeFindingsOf(config: Config): Promise<{ store: Store | undefined; findings: Finding[] }> {
+  const findings: Finding[] = [];
+  const subject = 'database';
+  if (config.databaseUrl === undefined) {
+    if (!fs.existsSync(config.dataDir)) {
+      findings.push({
+        status: 'warn',
+        subject: 'data folder',
+        found: `there is no data folder ${config.dataDir}`,
+        fix: 'the server creates it at its first start; if a store should be there, STRATUM_DATA_DIR points elsewhere (relative paths start at the working directory)',
+      });
+      return { store: undefined, findings };
+    }
+    const holder = runningServer(config.dataDir);
+    findings.push({
+      status: 'ok',
+      subject: 'data folder',
+      found: `${config.dataDir}${holder === undefined ? '' : `, held by a running server (pid ${holder})`}`,
+    });
+  }
+  let store: Store;
+  try {
+    store = await connectStore(config, { embedded: 'readonly', create: false });
+  } catch (error) {
+    if (error instanceof MissingStoreError) {
+      findings.push({
+        status: 'warn',
+        subject,
+        found: error.message,
+        fix: 'the server creates it at its first start (or `stratum migrate --init`)',
+      });
+    } else {
+      findings.push({ status: 'fail', subject, found: error instanceof Error ? error.message : String(error) });
+    }
+    return { store: undefined, findings };
+  }
+  try {
+    findings.push({ status: 'ok', subject, found: `${storeLocation(config)} answers (${await serverVersion(store)})` });
+    const status = await migrationStatus(store.db, store.dialect);
+    if (status.unknown.length > 0) {
+      findings.push({
+        status: 'fail',
+        subject: 'migrations',
+        found: `the database was migrated by a newer Stratum (${status.unknown.join(', ')}) than this one (${packageVersion()})`,
+        fix: 'run that version or a later one; restore a backup taken before the upgrade to go back',
+      });
+    } else if (status.applied.length === 0) {
+      findings.push({
+        status: 'warn',
+        subject: 'migrations',
+        found: 'none applied: no server has started on this database yet',
+        fix: 'start the server, or run `stratum migrate` first',
+      });
+      await store.close();
+      return { store: undefined, findings };
+    } else if (status.pending.length > 0) {
+      findings.push({
+        status: 'warn',
+        subject: 'migrations',
+        found: `${status.pending.length} pending: ${status.pending.join(', ')}`,
+        fix: 'run `stratum migrate` before the new version starts (servers also apply them at start)',
+      });
+    } else {
+      findings.push({ status: 'ok', subject: 'migrations', found: `all ${status.applied.length} applied` });
+    }
+    return { store, findings };
+  } catch (error) {
+    await store.close();
+    findings.push({ status: 'fail', subject, found: error instanceof Error ? error.message : String(error) });
+    return { store: undefined, findings };
+  }
+}
+
+async function serverVersion(store: Store): Promise<string> {
+  if (store.dialect === 'sqlite') {
+    const { rows } = await sql<{ v: string }>`select sqlite_version() as v`.execute(store.db);
+    return `SQLite ${rows[0]?.v ?? 'unknown'}`;
+  }
+  const { rows } = await sql<{ v: string }>`select current_setting('server_version') as v`.execute(store.db);
+  const version = rows[0]?.v ?? 'unknown';
+  const major = Number.parseInt(version, 10);
+  return `PostgreSQL ${version}${major < 15 ? '; Stratum needs 15 or later' : ''}`;
+}
+
+/** The pid of the server holding the data folder, when its pid file names a live process. */
+function runningServer(dataDir: string): string | undefined {
+  try {
+    const pid = fs.readFileSync(path.join(dataDir, 'stratum.pid'), 'utf8').trim();
+    if (!/^[1-9]\d*$/.test(pid)) return undefined;
+    process.kill(Number(pid), 0);
+    return pid;
+  } catch {
+    return undefined;
+  }
+}
+
+function render(findings: readonly Finding[]): string {
+  const width = Math.max(...findings.map((f) => f.subject.length));
+  const label = { ok: 'ok  ', warn: 'WARN', fail: 'FAIL' } as const;
+  const lines = [`stratum check (Stratum ${packageVersion()}), with the configuration in this environment:`];
+  for (const finding of findings) {
+    lines.push(`  ${label[finding.status]}  ${finding.subject.padEnd(width)}  ${finding.found}`);
+    if (finding.fix !== undefined) lines.push(`  ${' '.repeat(4)}  ${' '.repeat(width)}  fix: ${finding.fix}`);
+  }
+  const failed = findings.filter((f) => f.status === 'fail').length;
+  const warned = findings.filter((f) => f.status === 'warn').length;
+  lines.push(
+    '',
+    failed === 0
+      ? `No problem found${warned === 0 ? '.' : `; ${warned} warning(s) above.`}`
+      : `${failed} problem(s) to fix, ${warned} warning(s).`,
+  );
+  return `${lines.join('\n')}\n`;
+}

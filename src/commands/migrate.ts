@@ -1,0 +1,60 @@
+import { loadConfig } from '../config.js';
+import { MissingStoreError } from '../store/connection-failures.js';
+import { connectStore } from '../store/database.js';
+import { migrateToLatest, migrationStatus } from '../store/migrate.js';
+import { openConsoleStore, requireDataFolder, storeLocation } from './console-store.js';
+import { CommandFailure, ExitCode } from './exit-codes.js';
+
+/**
+ * `stratum migrate`: applies pending migrations and exits, so a deploy pipeline migrates once
+ * before the new servers start (each server would otherwise do it at start, one at a time, under
+ * the migration lock). `--check` applies nothing and exits 3 while some are pending.
+ */
+export async function migrate(options: { check?: boolean; init?: boolean }): Promise<void> {
+  const config = loadConfig();
+  const where = storeLocation(config);
+  if (options.check === true) {
+    let store;
+    try {
+      store = await connectStore(config, { embedded: 'readonly', create: false });
+    } catch (error) {
+      if (!(error instanceof MissingStoreError)) throw error;
+      throw new CommandFailure(`${error.message}, so every migration is pending`, ExitCode.pending);
+    }
+    try {
+      const status = await migrationStatus(store.db, store.dialect);
+      if (status.unknown.length > 0) {
+        throw new CommandFailure(
+          `${where} was migrated by a newer Stratum (${status.unknown.join(', ')}): use that version or a later one`,
+        );
+      }
+      if (status.pending.length > 0) {
+        throw new CommandFailure(
+          `${where}: ${status.pending.length} migration(s) pending: ${status.pending.join(', ')} (\`stratum migrate\` applies them)`,
+          ExitCode.pending,
+        );
+      }
+      process.stdout.write(`${where} is up to date (${status.applied.length} migrations applied)\n`);
+    } finally {
+      await store.close();
+    }
+    return;
+  }
+  requireDataFolder(config, options.init === true);
+  // The embedded store's folder lock refuses this while a server holds the data folder.
+  const store = await openConsoleStore(config, 'exclusive', options.init === true);
+  try {
+    const before = await migrationStatus(store.db, store.dialect);
+    if (before.unknown.length > 0) {
+      throw new CommandFailure(`${where} was migrated by a newer Stratum (${before.unknown.join(', ')}): use that version or a later one`);
+    }
+    const applied = await migrateToLatest(store.db, store.dialect);
+    process.stdout.write(
+      applied.length === 0
+        ? `${where} is up to date (${before.applied.length} migrations applied)\n`
+        : `applied ${applied.length} migration(s) to ${where}: ${applied.join(', ')}\n`,
+    );
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,110 @@
+import { Command, CommanderError, Option } from 'commander';
+import { packageVersion } from '../version.js';
+import { backup } from './backup.js';
+import { check } from './check.js';
+import { ExitCode, CommandFailure } from './exit-codes.js';
+import { migrate } from './migrate.js';
+import { rotateEncryptionKey } from './rotate-encryption-key.js';
+import { serve } from './serve.js';
+import { mintToken } from './token.js';
+import { listTokens, revokeToken } from './tokens.js';
+
+const configurationHelp = `
+Configuration comes from the environment, as for the server: STRATUM_DATA_DIR (default ./data) for
+the embedded store, or DATABASE_URL and STRATUM_ENCRYPTION_KEY for PostgreSQL. The README lists
+every setting; \`stratum check\` says whether they work together.
+
+Exit codes: 0 done, 1 failed or (check) something to fix, 2 wrong usage, 3 migrations pending
+(migrate --check).`;
+
+const initOption = () =>
+  new Option('--init', 'create a new data folder (and its keys) when STRATUM_DATA_DIR names none; without it a missing folder is an error');
+
+/** The `stratum` command line: parses `argv` (without node and the script) and runs one command. */
+export async function runCli(argv: readonly string[]): Promise<number> {
+  const program = new Command('stratum')
+    .description('Stratum serves Terraform/OpenTofu automation configuration over JSON:API.')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'print this help')
+    .helpCommand('help [command]', 'print the help of a command')
+    .showSuggestionAfterError(true)
+    .showHelpAfterError('(add --help for the commands and options)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => process.stdout.write(text),
+      writeErr: (text) => process.stderr.write(text),
+    })
+    .addHelpText('after', configurationHelp);
+
+  program
+    .command('serve')
+    .description('run the service (what `npm start` runs); migrations are applied at start')
+    .action(() => serve());
+
+  program
+    .command('migrate')
+    .description('apply pending database migrations and exit, for deploy pipelines')
+    .option('--check', `apply nothing: exit ${ExitCode.pending} when migrations are pending, 0 when none are`)
+    .addOption(initOption())
+    .action((options: { check?: boolean; init?: boolean }) => migrate(options));
+
+  program
+    .command('check')
+    .description(
+      'check the configuration, reach the database, and confirm the keys match what the store holds; prints what it found and what to fix',
+    )
+    .action(() => check());
+
+  program
+    .command('token')
+    .description("mint a bearer token signed with the server's key; the token is the last line printed")
+    .option('--subject <email>', 'who the token speaks for (required); an email address is also its email claim')
+    .option('--groups <list>', 'comma-separated directory groups, e.g. STRATUM_ADMIN for an administrator', '')
+    .option('--ttl <duration>', 'lifetime: a number and a unit s, m, h or d, combinable (90m, 1d12h)', '30d')
+    .addOption(initOption())
+    .addHelpText('after', '\nExample:\n  npx stratum token --subject you@example.com --groups STRATUM_ADMIN --ttl 12h')
+    .action((options: { subject?: string; groups: string; ttl: string; init?: boolean }) => mintToken(options));
+
+  const tokens = program
+    .command('tokens')
+    .description('list and revoke every team and personal API token, as an administrator at the console');
+  tokens
+    .command('list')
+    .description('every live team and personal token, oldest first')
+    .option('--all', 'revoked and expired tokens too')
+    .option('--json', "print the administrators' JSON view (as GET /admin/v1/tokens)")
+    .action((options: { all?: boolean; json?: boolean }) => listTokens(options));
+  tokens
+    .command('revoke')
+    .description('revoke a token and every token created from it')
+    .argument('<id>', 'the token id (its jti), as `stratum tokens list` shows it')
+    .action((id: string) => revokeToken(id));
+
+  program
+    .command('backup')
+    .description('copy the embedded store to FILE, consistently, while the server runs (SQLite backup API)')
+    .argument('<file>', 'where the copy goes; it must not exist yet')
+    .action((file: string) => backup(file));
+
+  program
+    .command('rotate-encryption-key')
+    .description('re-encrypt every secret (and the signing key kept in PostgreSQL) under a new key; run it with the server stopped')
+    .addHelpText(
+      'after',
+      "\nThe current key is STRATUM_ENCRYPTION_KEY or the data folder's encryption.key; the new one is\nSTRATUM_NEW_ENCRYPTION_KEY, or generated. A key file is replaced; a key given in the environment is\nreplaced by you before the server starts again.",
+    )
+    .action(() => rotateEncryptionKey());
+
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return ExitCode.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    if (error instanceof CommandFailure) {
+      process.stderr.write(`stratum: ${error.message}\n`);
+      return error.exitCode;
+    }
+    process.stderr.write(`stratum: ${error instanceof Error ? error.message : String(error)}\n`);
+    return ExitCode.failed;
+  }
+}

@@ -1,0 +1,54 @@
+import fs from 'node:fs';
+import { sealPlaintextSigningKey, signingKeyName } from '../auth/signing-key.js';
+import { loadConfig } from '../config.js';
+import { registry } from '../resources/index.js';
+import { generateEncryptionKey, parseEncryptionKey, SecretCipher } from '../secrets/cipher.js';
+import { findEncryptionKey, loadEncryptionKey, nextKeyFile, openSecretCipher, writeKeyFile } from '../secrets/encryption-key.js';
+import { resealSecrets } from '../secrets/rotation.js';
+import { openConsoleStore, requireMigrated } from './console-store.js';
+import { CommandFailure } from './exit-codes.js';
+
+/**
+ * `stratum rotate-encryption-key`: re-seals every secret and the sealed service keys under a new
+ * key in one transaction. It takes the data-folder lock, so it refuses to run beside a server.
+ */
+export async function rotateEncryptionKey(): Promise<void> {
+  const config = loadConfig();
+  const given = process.env.STRATUM_NEW_ENCRYPTION_KEY?.trim();
+  const nextText = given === undefined || given === '' ? generateEncryptionKey() : given;
+  let next: SecretCipher;
+  try {
+    next = new SecretCipher(parseEncryptionKey(nextText));
+  } catch (error) {
+    throw new CommandFailure(`STRATUM_NEW_ENCRYPTION_KEY: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const store = await openConsoleStore(config, 'exclusive');
+  try {
+    if (findEncryptionKey(config) === undefined) {
+      throw new CommandFailure(
+        `there is no encryption key to rotate: ${config.dataDir} holds no encryption.key and STRATUM_ENCRYPTION_KEY is unset; restore the key the secrets were sealed with`,
+      );
+    }
+    await requireMigrated(store, config, false);
+    const current = await openSecretCipher(config, store);
+    if (current.keyId === next.keyId) throw new CommandFailure('the new key is the current key');
+    const { file } = loadEncryptionKey(config);
+    // The new key reaches the disk before the secrets move to it, so a crash in between loses
+    // neither: the server finds it in encryption.key.next and finishes the rotation.
+    if (file !== undefined) writeKeyFile(nextKeyFile(file), nextText, 'w');
+    // A signing key an earlier version left in plain text is sealed first, so that it moves too.
+    await sealPlaintextSigningKey(store.db, current);
+    const resealed = await resealSecrets(store, registry, current, next);
+    const done = `re-encrypted ${resealed.secrets} secret values${resealed.serviceKeys.includes(signingKeyName) ? ' and the token-signing key' : ''}`;
+    if (file !== undefined) {
+      fs.renameSync(nextKeyFile(file), file);
+      process.stdout.write(`${done}; the new key is in ${file}\n`);
+    } else if (given !== undefined && given !== '') {
+      process.stdout.write(`${done}; set STRATUM_ENCRYPTION_KEY to STRATUM_NEW_ENCRYPTION_KEY before starting the server\n`);
+    } else {
+      process.stdout.write(`${done}; set STRATUM_ENCRYPTION_KEY to this new key before starting the server:\n${nextText}\n`);
+    }
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,103 @@
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { buildApp } from '../app.js';
+import { loadConfig, type Config } from '../config.js';
+import { describeError } from '../http/error-rendering.js';
+import { Metrics, serveMetrics } from '../http/metrics.js';
+import { signingKeyFor } from '../keys.js';
+import { createLogger } from '../log.js';
+import type { SecretCipher } from '../secrets/cipher.js';
+import { openSecretCipher } from '../secrets/encryption-key.js';
+import { openStore } from '../store/database.js';
+import { fingerprint } from './check-keys.js';
+import { CommandFailure } from './exit-codes.js';
+import { stopOnSignals, type Closable } from './shutdown.js';
+
+/**
+ * `stratum serve`: configuration (every problem reported before the database is touched), the
+ * store and its migrations, the keys, then HTTP, and a stop on SIGTERM or SIGINT.
+ */
+export async function serve(): Promise<void> {
+  const config = loadConfig();
+  const log = createLogger(config.logLevel);
+  const store = await openStore(config, (message) => log.warn(message));
+  let cipher: SecretCipher;
+  let signingKey: string;
+  try {
+    cipher = await openSecretCipher(config, store);
+    signingKey = await signingKeyFor(config, { store, cipher });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const metrics = config.metrics === undefined ? undefined : new Metrics(store);
+  const app = buildApp({ config, store, signingKey, cipher, log, metrics });
+  const closables: Closable[] = [];
+  stopOnSignals(app, closables, log, config.shutdownTimeoutMs);
+  // A failure that escapes a request must not take the service down with it.
+  process.on('unhandledRejection', (reason) => {
+    log.error({ error: reason instanceof Error ? describeError(reason) : { message: 'non-error rejection' } }, 'unhandled rejection');
+  });
+
+  try {
+    await app.listen({ port: config.port, host: config.host });
+    if (metrics !== undefined && config.metrics !== undefined) {
+      const listener = await serveMetrics(metrics, config.metrics);
+      closables.push({ name: 'metrics listener', close: listener.close });
+      log.info({ metrics: `${listener.url}/metrics` }, 'metrics listening');
+    }
+  } catch (error) {
+    await app.close();
+    await store.close();
+    throw listenFailure(error, config);
+  }
+  closables.push({ name: 'store', close: () => store.close() });
+  const bound = app.server.address() as AddressInfo;
+  const address = urlOf(bound);
+  const docs = `${urlOf(bound, true)}/api/docs`;
+  const firstToken = firstTokenCommand(config);
+  log.info(
+    {
+      address,
+      docs,
+      openapi: `${urlOf(bound, true)}/api/openapi.json`,
+      firstToken,
+      // Tells servers that sign with different keys apart (stratum check prints the same).
+      signingKey: fingerprint(signingKey),
+      store: store.dialect,
+      dataDir: store.dialect === 'sqlite' ? config.dataDir : undefined,
+    },
+    `listening on ${address}; API docs at ${docs}; mint a first administrator token with: ${firstToken}`,
+  );
+}
+
+/** The URL of a bound address; a wildcard address is reached as localhost on this machine. */
+function urlOf({ address, family, port }: AddressInfo, reachable = false): string {
+  const wildcard = address === '0.0.0.0' || address === '::';
+  const host = reachable && wildcard ? 'localhost' : family === 'IPv6' ? `[${address}]` : address;
+  return `http://${host}:${port}`;
+}
+
+/** The command that mints a token this server accepts, with the configuration it needs. */
+function firstTokenCommand(config: Config): string {
+  const command = `npx stratum token --subject you@example.com --groups ${config.adminGroup}`;
+  if (config.tokenKey !== undefined) return `STRATUM_TOKEN_KEY=<this server's> ${command}`;
+  if (config.databaseUrl !== undefined) return `DATABASE_URL=<this server's> STRATUM_ENCRYPTION_KEY=<this server's> ${command}`;
+  return config.dataDir === path.resolve('data') ? command : `STRATUM_DATA_DIR=${config.dataDir} ${command}`;
+}
+
+function listenFailure(error: unknown, config: Config): Error {
+  const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
+  if (code === 'EADDRINUSE') {
+    return new CommandFailure(
+      `port ${config.port} on ${config.host} is in use by another process: stop it, or set PORT (or STRATUM_METRICS_PORT) to a free port`,
+    );
+  }
+  if (code === 'EACCES')
+    return new CommandFailure(
+      `this user may not listen on port ${config.port}: use a port above 1023, or let a reverse proxy hold 80 and 443`,
+    );
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+    return new CommandFailure(`HOST=${config.host} is not an address of this machine: set HOST to one (0.0.0.0 for all)`);
+  return error instanceof Error ? error : new Error(String(error));
+}

@@ -1,0 +1,86 @@
+import os from 'node:os';
+import { listEveryToken, revokeAnyToken } from '../auth/api-tokens.js';
+import type { Caller } from '../auth/caller.js';
+import type { TokenRecord } from '../auth/token-views.js';
+import { loadConfig, type Config } from '../config.js';
+import { ApiError } from '../errors.js';
+import { openConsoleStore, requireMigrated } from './console-store.js';
+import { CommandFailure } from './exit-codes.js';
+
+/**
+ * The console's administrator: whoever may run commands with the server's configuration may
+ * already mint an administrator token, so the console acts as one. Audit columns name the OS user.
+ */
+function consoleAdministrator(config: Config): Caller {
+  const subject = `console:${os.userInfo().username}`;
+  return {
+    subject,
+    email: undefined,
+    name: subject,
+    groups: [config.adminGroup],
+    isAdministrator: true,
+    token: { trackedId: undefined, expiresAt: undefined },
+  };
+}
+
+/** `stratum tokens list`: every team and personal token, read beside a running server. */
+export async function listTokens(options: { all?: boolean; json?: boolean }): Promise<void> {
+  const config = loadConfig();
+  const store = await openConsoleStore(config, 'readonly');
+  try {
+    await requireMigrated(store, config, false);
+    const records = await listEveryToken(store.db, consoleAdministrator(config), options.all === true);
+    process.stdout.write(options.json === true ? `${JSON.stringify(records, null, 2)}\n` : table(records, options.all === true));
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * `stratum tokens revoke ID`: revokes a token and its descendants in one transaction beside a
+ * running server (SQLite's own locks order it with the server's writes). Servers notice within
+ * the half second they trust a live check.
+ */
+export async function revokeToken(id: string): Promise<void> {
+  const config = loadConfig();
+  const store = await openConsoleStore(config, 'shared');
+  try {
+    await requireMigrated(store, config, false);
+    const revoked = await revokeAnyToken(store.db, consoleAdministrator(config), id.trim());
+    process.stdout.write(
+      revoked.length === 0
+        ? `${id} was already revoked, with every token created from it\n`
+        : `revoked ${revoked.length} token(s): ${revoked.join(', ')}\n`,
+    );
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) {
+      throw new CommandFailure(`there is no API token ${id} in this store: \`stratum tokens list --all\` shows every one`);
+    }
+    throw error;
+  } finally {
+    await store.close();
+  }
+}
+
+function table(records: readonly TokenRecord[], all: boolean): string {
+  if (records.length === 0)
+    return all ? 'no team or personal tokens\n' : 'no live team or personal tokens (--all shows revoked and expired ones)\n';
+  const now = new Date().toISOString();
+  const rows = records.map((r) => [
+    r.id,
+    r.kind,
+    r.group ?? r.owner,
+    r.revokedAt !== null ? 'revoked' : r.expiresAt !== null && r.expiresAt <= now ? 'expired' : 'live',
+    r.expiresAt ?? 'never',
+    r.lastUsedAt ?? 'never',
+    r.description.replace(/\s+/g, ' ').slice(0, 40),
+  ]);
+  const header = ['ID', 'KIND', 'GROUP/OWNER', 'STATE', 'EXPIRES', 'LAST USED', 'DESCRIPTION'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
+}

@@ -1,0 +1,172 @@
+import { sql, type SqlBool } from 'kysely';
+import type { ResourceDeclaration, Row } from '../model/index.js';
+import { columnOf, isNeverNull } from '../model/index.js';
+import { ApiError } from '../errors.js';
+import { allOf, type Condition } from '../store/conditions.js';
+import { isUuid } from '../store/record-id.js';
+import type { Scope } from './engine.js';
+import { visibilityCondition, type KnownParents } from './visibility.js';
+import type { FilterContext } from '../rsql/compile.js';
+import type { Filter, Page, SortKey } from './options.js';
+import { rowBytesSql, rowsBytes, worstRowBytes } from './response-memory.js';
+
+/**
+ * One visible record, or undefined when it does not exist or the caller may not see it. `lock`
+ * (inside a write's transaction) holds the row until the commit, so concurrent writers of one record
+ * take turns and each sees the version the one before it committed: what makes If-Match atomic on
+ * PostgreSQL. SQLite runs one write transaction at a time already.
+ */
+export async function findVisible(
+  scope: Scope,
+  resource: ResourceDeclaration,
+  id: string,
+  options: { lock?: boolean; pathIds?: readonly string[] } = {},
+): Promise<Row | undefined> {
+  if (!isUuid(id) || !(options.pathIds ?? []).every(isUuid)) return undefined;
+  const query = scope.db
+    .selectFrom(`${resource.table} as r`)
+    .selectAll('r')
+    .where(sql<SqlBool>`${sql.ref('r.id')} = ${id}`)
+    .where(visibilityCondition(scope, resource, 'r', { pathIds: options.pathIds ?? [] }));
+  const lock = options.lock === true;
+  return (lock && scope.engine.store.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+}
+
+export interface ListRequest {
+  /** Conditions on the rows besides visibility: the parent from the path, filters. */
+  where: Condition[];
+  sort: SortKey[];
+  page: Page;
+  /** Only the ids (relationship linkage), or whole rows. */
+  idsOnly?: boolean;
+  /** What the request found out about the rows' parent already. */
+  known?: KnownParents;
+}
+
+export interface ListResult {
+  rows: Row[];
+  /** More rows follow this page. */
+  hasMore: boolean;
+  total: number | undefined;
+}
+
+const pageTooLarge = (mebibytes: string, limit: string) =>
+  new ApiError(400, {
+    code: 'response_too_large',
+    detail: `This page would hold about ${mebibytes} MiB of records, more than the ${limit} MiB one answer may hold; ask for fewer records with page[size] or page[limit].`,
+    parameter: 'page',
+  });
+
+/**
+ * The order of every list: the sort keys (creation time without any), then the id, in the direction
+ * of the last key so that one index on (parent, attribute, id) serves both directions. Nulls sort as
+ * the smallest value on both stores: SQLite does so by itself, PostgreSQL is told so for nullable
+ * columns only, since an explicit NULLS order on a column that holds none keeps it from using a
+ * plain index.
+ */
+export function listOrder(scope: Scope, resource: ResourceDeclaration, sort: readonly SortKey[], alias: string) {
+  const keys: SortKey[] = sort.length > 0 ? [...sort] : [{ attribute: 'createdDate', descending: false }];
+  if (!keys.some((k) => k.attribute === 'id')) keys.push({ attribute: 'id', descending: keys.at(-1)?.descending ?? false });
+  const postgres = scope.engine.store.dialect === 'postgres';
+  return sql.join(
+    keys.map((k) => {
+      const attribute = k.attribute === 'id' ? undefined : resource.attributes[k.attribute];
+      const column = sql.ref(`${alias}.${attribute === undefined ? 'id' : columnOf(k.attribute)}`);
+      const direction = k.descending ? sql`desc` : sql`asc`;
+      if (!postgres || attribute === undefined || isNeverNull(attribute)) return sql`${column} ${direction}`;
+      return k.descending ? sql`${column} desc nulls last` : sql`${column} asc nulls first`;
+    }),
+  );
+}
+
+/** The query of one page of a list. */
+function pageQuery(scope: Scope, resource: ResourceDeclaration, conditions: Condition, request: ListRequest) {
+  const order = listOrder(scope, resource, request.sort, 'r');
+  return scope.db
+    .selectFrom(`${resource.table} as r`)
+    .where(conditions)
+    .orderBy(order)
+    .limit(request.page.limit + 1)
+    .offset(request.page.offset);
+}
+
+/**
+ * One page of visible records. Without a sort, records come in creation order; the id always breaks
+ * ties so that pages never overlap or skip a record. A page whose rows could outgrow the answer's
+ * memory is measured in the database first, so an oversized page is refused before it is loaded.
+ */
+export async function listVisible(scope: Scope, resource: ResourceDeclaration, request: ListRequest): Promise<ListResult> {
+  const conditions = allOf([visibilityCondition(scope, resource, 'r', request.known), ...request.where]);
+  const page = pageQuery(scope, resource, conditions, request);
+  const { limit } = request.page;
+  let reserved = (limit + 1) * (request.idsOnly === true ? 64 : worstRowBytes(resource));
+  if (reserved > scope.budget.remaining) {
+    const measured = await scope.db
+      .selectFrom(page.select(rowBytesSql(resource, 'r').as('bytes')).as('page'))
+      .select(sql<number | string>`coalesce(sum(${sql.ref('page.bytes')}), 0)`.as('bytes'))
+      .executeTakeFirstOrThrow();
+    reserved = Number(measured.bytes);
+  }
+  await scope.budget.reserve(reserved, pageTooLarge);
+  const rows = request.idsOnly === true ? await page.select('r.id').execute() : await page.selectAll('r').execute();
+  scope.budget.settle(reserved, rowsBytes(rows));
+  const hasMore = rows.length > limit;
+  if (hasMore) rows.pop();
+  let total: number | undefined;
+  if (request.page.totals) {
+    const counted = await scope.db
+      .selectFrom(`${resource.table} as r`)
+      .select(sql<number | string>`count(*)`.as('total'))
+      .where(conditions)
+      .executeTakeFirstOrThrow();
+    total = Number(counted.total);
+  }
+  return { rows, hasMore, total };
+}
+
+/**
+ * Visible records whose `column` holds one of `values`: the related records of an include, named
+ * `relationship` in a refusal. Related records through a to-many relationship have no bound in
+ * number, so their size is measured in the database before they are loaded.
+ */
+export async function findVisibleWhere(
+  scope: Scope,
+  resource: ResourceDeclaration,
+  related: { column: string; values: readonly string[]; many: boolean; relationship: string },
+  extra: Condition[] = [],
+): Promise<Row[]> {
+  if (related.values.length === 0) return [];
+  const conditions = [
+    sql<SqlBool>`${sql.ref(`r.${related.column}`)} in (${sql.join([...new Set(related.values)])})`,
+    visibilityCondition(scope, resource, 'r'),
+    ...extra,
+  ];
+  const matching = scope.db.selectFrom(`${resource.table} as r`).where(allOf(conditions));
+  let reserved = related.values.length * worstRowBytes(resource);
+  if (related.many || reserved > scope.budget.remaining) {
+    const measured = await matching
+      .select(sql<number | string>`coalesce(sum(${rowBytesSql(resource, 'r')}), 0)`.as('bytes'))
+      .executeTakeFirstOrThrow();
+    reserved = Number(measured.bytes);
+  }
+  await scope.budget.reserve(
+    reserved,
+    (mebibytes, limit) =>
+      new ApiError(400, {
+        code: 'response_too_large',
+        detail: `The included ${related.relationship} records would hold about ${mebibytes} MiB, more than the ${limit} MiB one answer may hold; read them through their own list, a page at a time, instead of including them.`,
+        parameter: 'include',
+      }),
+  );
+  const rows = await matching
+    .selectAll('r')
+    .orderBy(sql`${sql.ref('r.created_date')} asc, ${sql.ref('r.id')} asc`)
+    .execute();
+  scope.budget.settle(reserved, rowsBytes(rows));
+  return rows;
+}
+
+/** What compiling a filter needs to know, for the scope's store. */
+export function filterContext(scope: Scope, filter: Filter): FilterContext {
+  return { registry: scope.engine.registry, dialect: scope.engine.store.dialect, parameter: filter.parameter };
+}

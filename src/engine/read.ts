@@ -1,0 +1,60 @@
+import type { ResourceDeclaration, Row, ToOne } from '../model/index.js';
+import { compileFilter } from '../rsql/compile.js';
+import type { Condition } from '../store/conditions.js';
+import type { Scope } from './engine.js';
+import { loadIncluded, type IncludeResult } from './include.js';
+import { locateParent, locateRecord, type CollectionAddress, type RecordAddress } from './locate.js';
+import type { ListOptions, ReadOptions } from './options.js';
+import { filterContext, findVisible, listVisible, type ListResult } from './queries.js';
+
+/** One record, with the related records its read asked to include. */
+export interface RecordResult {
+  resource: ResourceDeclaration;
+  row: Row;
+  included: IncludeResult;
+}
+
+/** One page of records, with what the list asked to include. */
+export interface RecordPage extends ListResult {
+  resource: ResourceDeclaration;
+  included: IncludeResult;
+}
+
+/** The records of a collection the caller may see, filtered, sorted and paged. */
+export async function listRecords(scope: Scope, collection: CollectionAddress, options: ListOptions): Promise<RecordPage> {
+  const { resource } = collection;
+  const parent = await locateParent(scope, collection.ancestors);
+  const where: Condition[] = [];
+  for (const filter of [options.filter, options.filtersByType.get(resource.type)]) {
+    if (filter !== undefined) where.push(compileFilter(filter.expression, resource, 'r', filterContext(scope, filter)));
+  }
+  // Under a parent found visible, the rows need only their own checks: the parent is a range of an index.
+  const known = parent === undefined ? {} : { pathIds: [String(parent.id)], parentChecked: true };
+  const page = await listVisible(scope, resource, { where, sort: options.sort, page: options.page, known });
+  const included = await loadIncluded(scope, resource, page.rows, options.include, options.filtersByType);
+  return { ...page, resource, included };
+}
+
+/** One record the caller may see, with what the read asks to include. */
+export async function readRecord(scope: Scope, address: RecordAddress, options: ReadOptions): Promise<RecordResult> {
+  return withIncluded(scope, address.resource, await locateRecord(scope, address), options);
+}
+
+/** The record a to-one relationship of a visible record links, or null when it links none the caller may see. */
+export async function readRelated(
+  scope: Scope,
+  address: RecordAddress,
+  relationship: ToOne,
+  options: ReadOptions,
+): Promise<RecordResult | null> {
+  const target = scope.engine.registry.target(relationship);
+  const row = await locateRecord(scope, address);
+  const id = row[relationship.column];
+  const related = typeof id === 'string' ? await findVisible(scope, target, id) : undefined;
+  return related === undefined ? null : withIncluded(scope, target, related, options);
+}
+
+/** A located record with the related records `options` ask to include. */
+export async function withIncluded(scope: Scope, resource: ResourceDeclaration, row: Row, options: ReadOptions): Promise<RecordResult> {
+  return { resource, row, included: await loadIncluded(scope, resource, [row], options.include, options.filtersByType) };
+}

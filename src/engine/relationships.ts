@@ -1,0 +1,105 @@
+import { sql, type SqlBool } from 'kysely';
+import { auditName } from '../auth/caller.js';
+import { ApiError, forbidden } from '../errors.js';
+import { auditColumns, type Relationship, type ResourceDeclaration } from '../model/index.js';
+import type { Scope } from './engine.js';
+import { locateRecord, type RecordAddress } from './locate.js';
+import { defaultPageSize, type Page, type SortKey } from './options.js';
+import { listVisible, type ListResult } from './queries.js';
+import type { Precondition } from './versions.js';
+import { changeRecord, checkLinkTarget } from './write.js';
+
+/** A declared relationship, or only the kind of one that clients use and Stratum does not model yet. */
+export type NamedRelationship = Relationship | { kind: 'unmodeled'; many: boolean };
+
+/** The relationship `name` of a resource; a name neither declared nor known to clients is a 404. */
+export function relationshipNamed(scope: Scope, resource: ResourceDeclaration, name: string): NamedRelationship {
+  const { registry } = scope.engine;
+  const declared = registry.relationship(resource, name);
+  if (declared !== undefined) return declared;
+  const unmodeled = registry.unmodeled(name);
+  if (unmodeled !== undefined) return { kind: 'unmodeled', many: unmodeled === 'toMany' };
+  throw new ApiError(404, { code: 'not_found', detail: `${resource.type} has no relationship ${name}.` });
+}
+
+export interface Linkage {
+  type: string;
+  id: string;
+}
+
+export type RelationshipContent =
+  | { kind: 'toOne'; linkage: Linkage | null }
+  | { kind: 'toMany'; type: string; records: ListResult }
+  /** A relationship not modeled yet reads as empty. */
+  | { kind: 'unmodeled'; many: boolean };
+
+/** The linkage of one relationship of a visible record: a to-many one as a page of the records it lists. */
+export async function readRelationship(
+  scope: Scope,
+  address: RecordAddress,
+  relationship: NamedRelationship,
+  list: { sort: SortKey[]; page: Page } = { sort: [], page: { offset: 0, limit: defaultPageSize, totals: false } },
+): Promise<RelationshipContent> {
+  const row = await locateRecord(scope, address);
+  switch (relationship.kind) {
+    case 'unmodeled':
+      return relationship;
+    case 'toOne': {
+      const id = row[relationship.column];
+      return { kind: 'toOne', linkage: typeof id === 'string' ? { type: relationship.type, id } : null };
+    }
+    case 'toMany': {
+      const target = scope.engine.registry.target(relationship);
+      const where = [sql<SqlBool>`${sql.ref(`r.${relationship.column}`)} = ${String(row.id)}`];
+      // The record was just found visible: when it is the listed records' parent, they need only their own checks.
+      const known = { parentChecked: scope.engine.registry.parentLink(target)?.column === relationship.column };
+      return { kind: 'toMany', type: target.type, records: await listVisible(scope, target, { where, ...list, idsOnly: true, known }) };
+    }
+  }
+}
+
+/**
+ * Links a to-one relationship to another record of the same tenant, or unlinks it (null). The
+ * parent never changes, and to-many relationships change through the records they list (403).
+ * Checked after the record is found visible and writable: a caller who may not see the record
+ * learns nothing about it, not even which relationships it has.
+ */
+export async function updateRelationship(
+  scope: Scope,
+  address: RecordAddress,
+  name: string,
+  relationship: NamedRelationship,
+  readLinkage: () => Linkage | null,
+  precondition?: Precondition,
+): Promise<void> {
+  const { resource } = address;
+  const pointer = '/data';
+  await changeRecord(scope, address, 'update', precondition, async (tx, row, tenantId) => {
+    if (relationship.kind === 'toMany' || (relationship.kind === 'unmodeled' && relationship.many)) {
+      throw forbidden(`Relationship ${name} of ${resource.type} is changed through the records it lists, not replaced as a whole.`);
+    }
+    if (name === resource.parent) throw forbidden(`A ${resource.type} never moves to another ${name}.`);
+    const linkage = readLinkage();
+    if (relationship.kind === 'unmodeled') {
+      if (linkage !== null)
+        throw new ApiError(422, { code: 'not_supported', detail: `Relationship ${name} is not supported yet; send null.`, pointer });
+      return;
+    }
+    if (linkage === null && relationship.required) {
+      throw new ApiError(422, { code: 'required', detail: `Relationship ${name} must link a ${relationship.type}.`, pointer });
+    }
+    if (linkage !== null && linkage.type !== relationship.type) {
+      throw new ApiError(409, {
+        code: 'type_mismatch',
+        detail: `Relationship ${name} links ${relationship.type} records.`,
+        pointer: '/data/type',
+      });
+    }
+    await checkLinkTarget(tx, relationship, linkage?.id ?? null, tenantId, pointer);
+    await tx.db
+      .updateTable(resource.table)
+      .set({ [relationship.column]: linkage?.id ?? null, ...auditColumns(auditName(tx.caller), new Date().toISOString(), 'update') })
+      .where('id', '=', row.id)
+      .execute();
+  });
+}

@@ -1,0 +1,130 @@
+import { sql, type RawBuilder } from 'kysely';
+import { ApiError } from '../errors.js';
+import { attributeFields, type ResourceDeclaration, type Row } from '../model/index.js';
+
+const mebibyte = 1024 * 1024;
+/** What a row costs besides its text: ids, numbers, dates and the document around them. */
+const rowOverhead = 256;
+/** How long a read waits for memory that other answers hold before it gives up. */
+const waitMs = 30000;
+
+/**
+ * The memory the rows of answers may hold: `perAnswer` bytes for one answer, `total` bytes for all
+ * answers being built at once. A read reserves what its rows can take before it loads them, and
+ * waits (in order) while others hold the rest; an answer larger than `perAnswer` is refused.
+ */
+export class ResponseMemory {
+  private inUse = 0;
+  private readonly queue: { bytes: number; grant: () => void }[] = [];
+
+  constructor(
+    readonly perAnswer: number,
+    readonly total: number,
+  ) {}
+
+  budget(): ResponseBudget {
+    return new ResponseBudget(this);
+  }
+
+  /** Takes `bytes` of the total, waiting while others hold too much of it. */
+  async acquire(bytes: number): Promise<void> {
+    if (this.queue.length === 0 && this.inUse + bytes <= this.total) {
+      this.inUse += bytes;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const entry = { bytes, grant: () => resolve() };
+      const timer = setTimeout(() => {
+        this.queue.splice(this.queue.indexOf(entry), 1);
+        reject(busy());
+      }, waitMs);
+      entry.grant = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.queue.push(entry);
+    });
+  }
+
+  release(bytes: number): void {
+    this.inUse -= bytes;
+    // First come, first served: a large read is not starved by small ones behind it.
+    while (this.queue[0] !== undefined && this.inUse + this.queue[0].bytes <= this.total) {
+      const next = this.queue.shift();
+      if (next === undefined) break;
+      this.inUse += next.bytes;
+      next.grant();
+    }
+  }
+}
+
+const busy = () => {
+  const error = new ApiError(503, { code: 'busy', detail: 'The server is building other large answers; retry shortly.' });
+  error.headers['retry-after'] = '1';
+  return error;
+};
+
+/** The memory one answer holds, released once the answer is built. */
+export class ResponseBudget {
+  private held = 0;
+
+  constructor(private readonly memory: ResponseMemory) {}
+
+  get remaining(): number {
+    return this.memory.perAnswer - this.held;
+  }
+
+  /**
+   * Reserves what a set of rows may take before loading them: their measured size, or their worst
+   * case. More than this answer may still hold is refused with `refusal`.
+   */
+  async reserve(bytes: number, refusal: (mebibytes: string, limit: string) => ApiError): Promise<void> {
+    if (bytes > this.remaining) throw refusal((bytes / mebibyte).toFixed(1), (this.memory.perAnswer / mebibyte).toFixed(0));
+    await this.memory.acquire(bytes);
+    this.held += bytes;
+  }
+
+  /** Gives back what loaded rows did not need of their reservation. */
+  settle(reserved: number, used: number): void {
+    const unused = Math.max(0, reserved - used);
+    this.held -= unused;
+    this.memory.release(unused);
+  }
+
+  release(): void {
+    this.memory.release(this.held);
+    this.held = 0;
+  }
+}
+
+const worstCases = new WeakMap<ResourceDeclaration, number>();
+
+/** The most one row of a resource can take, from its declared lengths (four bytes a character at most). */
+export function worstRowBytes(resource: ResourceDeclaration): number {
+  let bytes = worstCases.get(resource);
+  if (bytes === undefined) {
+    bytes = rowOverhead;
+    for (const { attribute } of attributeFields(resource)) {
+      bytes += attribute.kind === 'text' ? (attribute.maxBytes ?? attribute.maxLength * 4) : 16;
+    }
+    worstCases.set(resource, bytes);
+  }
+  return bytes;
+}
+
+/** The size of a stored row under `alias`, in SQL: what its text columns hold. `octet_length` reads no TOASTed value. */
+export function rowBytesSql(resource: ResourceDeclaration, alias: string): RawBuilder<number> {
+  const texts = attributeFields(resource).filter((f) => f.attribute.kind === 'text' || f.attribute.kind === 'enum');
+  const lengths = texts.map((f) => sql`coalesce(octet_length(${sql.ref(`${alias}.${f.column}`)}), 0)`);
+  return sql<number>`${rowOverhead} + ${sql.join(lengths, sql` + `)}`;
+}
+
+/** The size of loaded rows, as the budget counts it. */
+export function rowsBytes(rows: readonly Row[]): number {
+  let bytes = 0;
+  for (const row of rows) {
+    bytes += rowOverhead;
+    for (const value of Object.values(row)) if (typeof value === 'string') bytes += value.length;
+  }
+  return bytes;
+}

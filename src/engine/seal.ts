@@ -1,0 +1,41 @@
+import { invalidValue } from '../errors.js';
+import { columnOf, isTrue, secretAttributes, type AttributeValues, type ResourceDeclaration, type Row } from '../model/index.js';
+import { secretPlace, type SecretCipher } from '../secrets/cipher.js';
+
+/**
+ * Seals the secret values of a write in place, so that only ciphertext reaches the database. A value
+ * that becomes secret without being sent (`sensitive: true` on its own) is sealed from the stored
+ * plain text. A secret never becomes readable again: turning its flag off is a 422.
+ */
+export function sealSecrets(
+  resource: ResourceDeclaration,
+  values: AttributeValues,
+  current: Row | undefined,
+  id: unknown,
+  cipher: SecretCipher,
+): void {
+  for (const [name, attribute] of secretAttributes(resource)) {
+    const column = columnOf(name);
+    const seal = (plain: string) => cipher.seal(plain, secretPlace(resource.table, column, id));
+    if ('always' in attribute.secret) {
+      const value = values[name];
+      if (typeof value === 'string') values[name] = seal(value);
+      continue;
+    }
+    const flag = attribute.secret.whileTrue;
+    const wasSecret = current !== undefined && isTrue(current[columnOf(flag)]);
+    if (wasSecret && values[flag] === false) {
+      throw invalidValue(
+        `A ${flag} ${resource.type} cannot be made readable again; delete it and create it anew to change that.`,
+        `/data/attributes/${flag}`,
+      );
+    }
+    if (!(values[flag] === true || wasSecret)) continue;
+    if (Object.hasOwn(values, name)) {
+      const value = values[name];
+      if (typeof value === 'string') values[name] = seal(value);
+    } else if (current !== undefined && !wasSecret && typeof current[column] === 'string') {
+      values[name] = seal(current[column]);
+    }
+  }
+}

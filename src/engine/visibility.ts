@@ -1,0 +1,49 @@
+import { sql, type SqlBool } from 'kysely';
+import { columnOf, type ResourceDeclaration } from '../model/index.js';
+import { readableTenant } from '../policy/tenancy.js';
+import { allOf, type Condition } from '../store/conditions.js';
+import type { Scope } from './engine.js';
+
+/** What a query already knows about the rows' parents. */
+export interface KnownParents {
+  /**
+   * The ids the path names for the parent, the grandparent and so on up: the condition then also
+   * requires the row to sit under exactly those records, so the record and its whole path are found
+   * in one query.
+   */
+  pathIds?: readonly string[];
+  /** The parent was found visible by this request already: its visibility is not checked again per row. */
+  parentChecked?: boolean;
+}
+
+/**
+ * The condition that a row of `resource` under `alias` is one the caller may see: not
+ * soft-deleted, every record it belongs to (its parent, and any other it is deleted with) visible
+ * too, and its tenant readable by the caller. Every read goes through this one condition, inside
+ * its SQL, so pages and totals only ever count visible rows.
+ */
+export function visibilityCondition(scope: Scope, resource: ResourceDeclaration, alias: string, known: KnownParents = {}): Condition {
+  const { registry } = scope.engine;
+  const conditions: Condition[] = [];
+  const column = (name: string) => sql.ref(`${alias}.${name}`);
+  if (resource.softDelete !== undefined) conditions.push(sql<SqlBool>`${column(columnOf(resource.softDelete))} = 0`);
+  if (resource === registry.tenant) {
+    conditions.push(sql<SqlBool>`${readableTenant(registry, scope.caller, column('id'))}`);
+    return allOf(conditions);
+  }
+  const [parentId, ...abovePath] = known.pathIds ?? [];
+  for (const [name, link] of registry.belongsTo(resource)) {
+    const isParent = name === resource.parent;
+    if (isParent && parentId !== undefined) conditions.push(sql<SqlBool>`${column(link.column)} = ${parentId}`);
+    // A parent found visible already, with no path above it to pin, needs no check per row: lists
+    // under it then read as a range of an index instead of a join.
+    if (isParent && known.parentChecked === true) continue;
+    const owner = registry.target(link);
+    const ownerAlias = `${alias}_${name}`;
+    const ownerKnown = isParent ? { pathIds: abovePath } : {};
+    conditions.push(
+      sql<SqlBool>`exists (select 1 from ${sql.table(owner.table)} as ${sql.id(ownerAlias)} where ${sql.ref(`${ownerAlias}.id`)} = ${column(link.column)} and ${visibilityCondition(scope, owner, ownerAlias, ownerKnown)})`,
+    );
+  }
+  return allOf(conditions);
+}

@@ -1,0 +1,199 @@
+import { auditName } from '../auth/caller.js';
+import { invalidValue, notFound } from '../errors.js';
+import {
+  auditColumns,
+  toColumns,
+  type AttributeValues,
+  type ResourceDeclaration,
+  type Row,
+  type ToOne,
+  type WriteContext,
+} from '../model/index.js';
+import { capabilitiesIn } from '../policy/capabilities.js';
+import { authorize, type WriteAction } from '../policy/rules.js';
+import { newRecordId } from '../store/record-id.js';
+import { inTransaction, inWrite, type Scope } from './engine.js';
+import { defaultOf, type InputReader, type RecordInput } from './input.js';
+import { linkAttributesAsLinks } from './link-attributes.js';
+import { locateParent, locateRecord, tenantIdOf, type CollectionAddress, type RecordAddress } from './locate.js';
+import type { ReadOptions } from './options.js';
+import { findVisible } from './queries.js';
+import { withIncluded, type RecordResult } from './read.js';
+import { sealSecrets } from './seal.js';
+import { checkPrecondition, type Precondition } from './versions.js';
+
+/** Creates a record in a collection: the parent must be visible (404), the write allowed (403), the input valid. */
+export async function createRecord(
+  scope: Scope,
+  collection: CollectionAddress,
+  readInput: InputReader,
+  options: ReadOptions,
+): Promise<RecordResult> {
+  const { resource } = collection;
+  const id = newRecordId();
+  // One INSERT needs no transaction of its own: the parent's foreign key stops a record from outliving
+  // a parent deleted meanwhile (404). A resource whose hooks write more records gets one, so all or none land.
+  const atomic = resource.afterCreate !== undefined;
+  const row = await inWrite(scope, resource, atomic, async (tx) => {
+    const parent = await locateParent(tx, collection.ancestors);
+    const parentResource = collection.ancestors.at(-1)?.resource;
+    const tenantId = parent === undefined || parentResource === undefined ? id : await tenantIdOf(tx, parentResource, parent);
+    await authorizeWrite(tx, resource, 'create', tenantId);
+    const input = linkAttributesAsLinks(resource, readInput());
+    return insertRecord(tx, resource, { id, parentId: parent?.id, tenantId, ...input }, new Date().toISOString());
+  });
+  return withIncluded(scope, resource, row, options);
+}
+
+/** Changes the attributes and links an input sends; nothing else. */
+export async function updateRecord(
+  scope: Scope,
+  address: RecordAddress,
+  readInput: InputReader,
+  precondition?: Precondition,
+): Promise<void> {
+  const { resource } = address;
+  await changeRecord(scope, address, 'update', precondition, async (tx, row, tenantId) => {
+    const input = linkAttributesAsLinks(resource, readInput());
+    const now = new Date().toISOString();
+    const values = await prepareValues(tx, resource, { tenantId, now, values: input.attributes, current: row, id: row.id });
+    const parentLink = tx.engine.registry.parentLink(resource);
+    const parentId = parentLink === undefined ? undefined : row[parentLink.column];
+    const columns: Row = {
+      ...toColumns(resource, values),
+      ...(await linkColumns(tx, resource, input.relationships, { parentId, tenantId })),
+      ...auditColumns(auditName(tx.caller), now, 'update'),
+    };
+    await tx.db.updateTable(resource.table).set(columns).where('id', '=', row.id).execute();
+  });
+}
+
+/** Deletes a record and everything under it. */
+export async function deleteRecord(scope: Scope, address: RecordAddress, precondition?: Precondition): Promise<void> {
+  await changeRecord(scope, address, 'delete', precondition, async (tx, row) => {
+    // Children go with their parent through ON DELETE CASCADE, and links to it are cleared through
+    // ON DELETE SET NULL, in this same statement.
+    await tx.db.deleteFrom(address.resource.table).where('id', '=', row.id).execute();
+  });
+}
+
+/**
+ * The guards every change of an existing record passes, in one transaction with the change: the
+ * record is visible at its address (404), the caller may write it (403), and If-Match holds (412).
+ */
+export async function changeRecord(
+  scope: Scope,
+  address: RecordAddress,
+  action: WriteAction,
+  precondition: Precondition | undefined,
+  change: (tx: Scope, row: Row, tenantId: string) => Promise<void>,
+): Promise<void> {
+  await inTransaction(scope, address.resource, async (tx) => {
+    const row = await locateRecord(tx, address, true);
+    const tenantId = await tenantIdOf(tx, address.resource, row);
+    await authorizeWrite(tx, address.resource, action, tenantId);
+    checkPrecondition(address.resource, row, precondition);
+    await change(tx, row, tenantId);
+  });
+}
+
+async function authorizeWrite(scope: Scope, resource: ResourceDeclaration, action: WriteAction, tenantId: string): Promise<void> {
+  const { registry, policies } = scope.engine;
+  const context = { caller: scope.caller, capabilities: () => capabilitiesIn(scope.db, registry, scope.caller, tenantId) };
+  await authorize(policies.rule(resource, action), context, resource.type, registry.tenant.type);
+}
+
+interface NewRecord extends RecordInput {
+  id: string;
+  /** The parent's id; undefined for the tenant. */
+  parentId: unknown;
+  tenantId: string;
+}
+
+/** Inserts a record whose input is valid and whose write is allowed, with its hooks, sealed secrets and audit columns. */
+async function insertRecord(tx: Scope, resource: ResourceDeclaration, record: NewRecord, now: string): Promise<Row> {
+  const values = await prepareValues(tx, resource, {
+    tenantId: record.tenantId,
+    now,
+    values: record.attributes,
+    current: undefined,
+    id: record.id,
+  });
+  const columns: Row = {
+    ...toColumns(resource, values),
+    ...(await linkColumns(tx, resource, record.relationships, { parentId: record.parentId, tenantId: record.tenantId })),
+    id: record.id,
+    ...auditColumns(auditName(tx.caller), now, 'create'),
+  };
+  const row = await tx.db.insertInto(resource.table).values(columns).returningAll().executeTakeFirstOrThrow();
+  await resource.afterCreate?.(writeContext(tx, record.tenantId, now), row);
+  return row;
+}
+
+/** What write hooks may do: read the tenant, and create records beside the one written. */
+function writeContext(tx: Scope, tenantId: string, now: string): WriteContext {
+  const { registry } = tx.engine;
+  return {
+    tenant: async () => {
+      const tenant = await tx.db.selectFrom(registry.tenant.table).selectAll().where('id', '=', tenantId).executeTakeFirst();
+      // Deleted by a request that committed after this write found its parent.
+      if (tenant === undefined) throw notFound(registry.tenant.type, tenantId);
+      return tenant;
+    },
+    insert: async (resource, parentId, given) => {
+      const attributes: AttributeValues = {};
+      for (const [name, attribute] of Object.entries(resource.attributes)) if (!attribute.readOnly) attributes[name] = defaultOf(attribute);
+      const record = { id: newRecordId(), parentId, tenantId, attributes: { ...attributes, ...given }, relationships: {} };
+      await insertRecord(tx, resource, record, now);
+    },
+  };
+}
+
+/** Runs the resource's own rules over the values of a write, then seals its secrets. */
+async function prepareValues(
+  tx: Scope,
+  resource: ResourceDeclaration,
+  write: { tenantId: string; now: string; values: AttributeValues; current: Row | undefined; id: unknown },
+): Promise<AttributeValues> {
+  await resource.beforeWrite?.({ ...writeContext(tx, write.tenantId, write.now), values: write.values, current: write.current });
+  sealSecrets(resource, write.values, write.current, write.id, tx.engine.cipher);
+  return write.values;
+}
+
+/**
+ * The to-one links of a write as columns. The link to the parent may be sent (clients do) but must
+ * name the parent; a record never moves to another parent. Any other link must name a record the
+ * caller can see in the same tenant.
+ */
+async function linkColumns(
+  tx: Scope,
+  resource: ResourceDeclaration,
+  relationships: Record<string, string | null>,
+  place: { parentId: unknown; tenantId: string },
+): Promise<Row> {
+  const columns: Row = {};
+  const parentLink = tx.engine.registry.parentLink(resource);
+  for (const [name, id] of Object.entries(relationships)) {
+    const link = resource.relationships[name] as ToOne;
+    const pointer = link.attribute === undefined ? `/data/relationships/${name}/data` : `/data/attributes/${link.attribute}`;
+    if (name === resource.parent) {
+      if (id !== place.parentId)
+        throw invalidValue(`Relationship ${name} must be the ${link.type} of this ${resource.type}, ${String(place.parentId)}.`, pointer);
+      continue;
+    }
+    await checkLinkTarget(tx, link, id, place.tenantId, pointer);
+    columns[link.column] = id;
+  }
+  if (parentLink !== undefined && place.parentId !== undefined) columns[parentLink.column] = place.parentId;
+  return columns;
+}
+
+/** A link must name a record the caller can see, in the tenant of the record that links it. */
+export async function checkLinkTarget(tx: Scope, link: ToOne, id: string | null, tenantId: string, pointer: string): Promise<void> {
+  if (id === null) return;
+  const target = tx.engine.registry.target(link);
+  const row = await findVisible(tx, target, id);
+  if (row === undefined || (await tenantIdOf(tx, target, row)) !== tenantId) {
+    throw invalidValue(`Unknown identifier ${id} for ${link.type} in this ${tx.engine.registry.tenant.type}.`, pointer);
+  }
+}

@@ -1,0 +1,131 @@
+import DataLoader from 'dataloader';
+import type { GraphQLResolveInfo } from 'graphql';
+import { loadIncluded, recordKey } from '../engine/include.js';
+import { noIncludes } from '../engine/options.js';
+import { listRecords } from '../engine/read.js';
+import { listRelatedPages } from '../engine/related.js';
+import {
+  publicAttributes,
+  type AttributeValue,
+  type AttributeValues,
+  type ResourceDeclaration,
+  type Row,
+  type ToMany,
+  type ToOne,
+} from '../model/index.js';
+import { listRequest, type FieldArguments } from './arguments.js';
+import type { ConnectionValue, NodeValue, RequestContext } from './context.js';
+import { asksForTotal } from './selection.js';
+
+/** A root field's records: the caller's visible records of a type, through the engine's list. */
+export async function fetchRoot(
+  context: RequestContext,
+  resource: ResourceDeclaration,
+  args: FieldArguments,
+  info: GraphQLResolveInfo,
+): Promise<ConnectionValue | null> {
+  const request = listRequest(context.scope.engine.registry, resource, args, asksForTotal(info));
+  return context.run(async () => {
+    const page = await listRecords(context.scope, { resource, ancestors: [] }, { ...noIncludes, ...request });
+    return { resource, rows: page.rows, offset: request.page.offset, hasMore: page.hasMore, total: page.total };
+  });
+}
+
+/**
+ * The records a relationship of `owner` links. Every record of the answer that asks for the same
+ * relationship field waits for one batch, loaded in one query (one per relationship and level,
+ * however many records the level holds); a to-many relationship gives each owner its own page.
+ */
+export function fetchRelated(
+  context: RequestContext,
+  owner: NodeValue,
+  name: string,
+  relationship: ToOne | ToMany,
+  args: FieldArguments,
+  info: GraphQLResolveInfo,
+): Promise<ConnectionValue | null> {
+  const field = info.fieldNodes[0];
+  if (field === undefined) throw new Error('a field resolved without its node');
+  let loader = context.loaders.get(field);
+  if (loader === undefined) {
+    loader =
+      relationship.kind === 'toOne'
+        ? toOneLoader(context, owner.resource, name, relationship)
+        : toManyLoader(context, relationship, args, asksForTotal(info));
+    context.loaders.set(field, loader);
+  }
+  return loader.load(owner);
+}
+
+const byId = { cacheKeyFn: (node: NodeValue) => String(node.row.id) };
+
+function toManyLoader(context: RequestContext, relationship: ToMany, args: FieldArguments, totals: boolean) {
+  const { registry } = context.scope.engine;
+  const target = registry.target(relationship);
+  const request = listRequest(registry, target, args, totals);
+  return new DataLoader<NodeValue, ConnectionValue | null, unknown>(async (owners) => {
+    const pages = await context.run(() =>
+      listRelatedPages(
+        context.scope,
+        relationship,
+        owners.map((owner) => String(owner.row.id)),
+        request,
+      ),
+    );
+    return owners.map((owner) => {
+      const page = pages?.get(String(owner.row.id));
+      return page === undefined
+        ? null
+        : { resource: target, rows: page.rows, offset: request.page.offset, hasMore: page.hasMore, total: page.total };
+    });
+  }, byId);
+}
+
+function toOneLoader(context: RequestContext, resource: ResourceDeclaration, name: string, relationship: ToOne) {
+  const target = context.scope.engine.registry.target(relationship);
+  return new DataLoader<NodeValue, ConnectionValue | null, unknown>(async (owners) => {
+    const rows = owners.map((owner) => owner.row);
+    const loaded = await context.run(() => loadIncluded(context.scope, resource, rows, { [name]: {} }, new Map()));
+    return rows.map((row) => {
+      if (loaded === null) return null;
+      const id = row[relationship.column];
+      const linked = typeof id === 'string' ? loaded.included.get(recordKey(target.type, id)) : undefined;
+      return {
+        resource: target,
+        rows: linked === undefined ? [] : [linked.row],
+        offset: 0,
+        hasMore: false,
+        total: linked === undefined ? 0 : 1,
+      };
+    });
+  }, byId);
+}
+
+export function edgesOf(connection: ConnectionValue, _args: unknown, context: RequestContext): { node: NodeValue }[] {
+  const { resource } = connection;
+  if (resource === undefined || !context.serve(connection.rows.length)) return [];
+  return connection.rows.map((row) => ({ node: { resource, row } }));
+}
+
+/** Offset paging as Elide answers it: the cursors are offsets, `after` takes the end cursor. */
+export function pageInfoOf(connection: ConnectionValue) {
+  return {
+    hasNextPage: connection.hasMore,
+    hasPreviousPage: connection.offset > 0,
+    startCursor: String(connection.offset),
+    endCursor: String(connection.offset + connection.rows.length),
+    totalRecords: connection.total ?? null,
+  };
+}
+
+const publicViews = new WeakMap<Row, AttributeValues>();
+
+/** An attribute as any reader may see it (a secret is null), the public view built once per record. */
+export function attributeOf(node: NodeValue, name: string): AttributeValue | undefined {
+  let view = publicViews.get(node.row);
+  if (view === undefined) {
+    view = publicAttributes(node.resource, node.row);
+    publicViews.set(node.row, view);
+  }
+  return view[name];
+}

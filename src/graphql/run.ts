@@ -1,0 +1,183 @@
+import {
+  execute,
+  getOperationAST,
+  GraphQLError,
+  Kind,
+  OperationTypeNode,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type ExecutionResult,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+import type { Caller } from '../auth/caller.js';
+import { scopeOf, type Engine, type Scope } from '../engine/engine.js';
+import { ApiError } from '../errors.js';
+import type { UnmodeledRecord } from '../model/index.js';
+import { RequestContext } from './context.js';
+import { apiErrorObjects, resultErrors, type GraphQLErrorObject, type UnexpectedError } from './errors.js';
+import { checkLimits, limits } from './limits.js';
+import { buildGraphQLSchema } from './schema.js';
+
+/** The GraphQL transport of an engine: its schema, generated once at start from the declarations. */
+export interface GraphQLService {
+  engine: Engine;
+  schema: GraphQLSchema;
+}
+
+export function graphqlService(engine: Engine, unmodeled: Readonly<Record<string, UnmodeledRecord>>): GraphQLService {
+  return { engine, schema: buildGraphQLSchema(engine.registry, unmodeled) };
+}
+
+export interface GraphQLBody {
+  data?: unknown;
+  errors?: GraphQLErrorObject[];
+}
+
+/** An answer, and what gives back the memory its records hold once it has been sent. */
+export interface GraphQLAnswer {
+  body: GraphQLBody;
+  release: () => void;
+}
+
+interface GraphQLRequest {
+  query: string;
+  variables: Record<string, unknown>;
+  operationName: string | undefined;
+}
+
+/**
+ * Answers one GraphQL request (`{query, variables, operationName}`) for a caller. A body that is
+ * not such a request is an ApiError (400), answered before GraphQL starts; everything after that
+ * is answered as GraphQL answers, errors included: syntax and validation errors, the limits, and
+ * every error of the engine, as entries of `errors`. A query reads through the engine as the
+ * caller; a mutation runs in one transaction, committed only when every operation in it succeeded
+ * and otherwise rolled back as a whole (`data` null).
+ */
+export async function answerGraphQL(
+  service: GraphQLService,
+  caller: Caller,
+  body: unknown,
+  unexpected: UnexpectedError,
+): Promise<GraphQLAnswer> {
+  const request = readRequest(body);
+  const scope = scopeOf(service.engine, caller);
+  try {
+    return { body: await run(service.schema, scope, request, unexpected), release: () => scope.budget.release() };
+  } catch (error) {
+    scope.budget.release();
+    throw error;
+  }
+}
+
+async function run(schema: GraphQLSchema, scope: Scope, request: GraphQLRequest, unexpected: UnexpectedError): Promise<GraphQLBody> {
+  const prepared = prepare(schema, request, unexpected);
+  if ('errors' in prepared) return prepared;
+  const executeAs = async (context: RequestContext) => {
+    const { document } = prepared;
+    const result = await execute({
+      schema,
+      document,
+      variableValues: request.variables,
+      operationName: request.operationName,
+      contextValue: context,
+    });
+    return { result, overflow: context.overflow };
+  };
+  if (prepared.operation?.operation !== OperationTypeNode.MUTATION) {
+    const { result, overflow } = await executeAs(new RequestContext(scope, false));
+    return overflow === undefined ? shaped(result, unexpected) : { errors: apiErrorObjects(overflow) };
+  }
+  try {
+    return await scope.db.transaction().execute(async (db) => {
+      const { result, overflow } = await executeAs(new RequestContext({ ...scope, db }, true));
+      if ((result.errors ?? []).length > 0 || overflow !== undefined) throw new RolledBack(result.errors ?? [], overflow);
+      return shaped(result, unexpected);
+    });
+  } catch (error) {
+    if (!(error instanceof RolledBack)) throw error;
+    return { data: null, errors: error.overflow === undefined ? resultErrors(error.errors, unexpected) : apiErrorObjects(error.overflow) };
+  }
+}
+
+/** The document of a request, parsed, validated and within the limits; otherwise the errors that say why not. */
+function prepare(
+  schema: GraphQLSchema,
+  request: GraphQLRequest,
+  unexpected: UnexpectedError,
+): { document: DocumentNode; operation: OperationDefinitionNode | null | undefined } | { errors: GraphQLErrorObject[] } {
+  let document: DocumentNode;
+  try {
+    document = parse(request.query, { maxTokens: limits.tokens });
+  } catch (error) {
+    if (error instanceof GraphQLError) return { errors: [syntaxError(error)] };
+    throw error;
+  }
+  const invalid = validate(schema, document, specifiedRules, { maxErrors: 20 });
+  // graphql-js gives up comparing the fields of a selection past a budget of its own.
+  if (invalid.some((error) => error.message === 'Validation aborted.')) {
+    const message = 'The query repeats fields too often to be checked; ask for fewer.';
+    return { errors: [{ message, extensions: { code: 'query_too_complex', status: 400 } }] };
+  }
+  if (invalid.length > 0) return { errors: resultErrors(invalid, unexpected) };
+  // Without an operation to run (several, and no operationName), execution says so.
+  const operation = getOperationAST(document, request.operationName);
+  if (operation !== null && operation !== undefined) {
+    const fragments = document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION);
+    try {
+      checkLimits(schema, operation, Object.fromEntries(fragments.map((d) => [d.name.value, d])));
+    } catch (error) {
+      if (error instanceof ApiError) return { errors: apiErrorObjects(error) };
+      throw error;
+    }
+  }
+  return { document, operation };
+}
+
+/** Ends a mutation's transaction without committing it: one of its operations failed. */
+class RolledBack extends Error {
+  constructor(
+    readonly errors: readonly GraphQLError[],
+    readonly overflow: ApiError | undefined,
+  ) {
+    super('rolled back');
+  }
+}
+
+function shaped(result: ExecutionResult, unexpected: UnexpectedError): GraphQLBody {
+  const body: GraphQLBody = { data: result.data ?? null };
+  if (result.errors !== undefined && result.errors.length > 0) body.errors = resultErrors(result.errors, unexpected);
+  return body;
+}
+
+function syntaxError(error: GraphQLError): GraphQLErrorObject {
+  if (/contains more th\w+ \d+ tokens/.test(error.message)) {
+    return { message: `The query has more than ${limits.tokens} tokens.`, extensions: { code: 'query_too_large', status: 400 } };
+  }
+  return {
+    message: error.message,
+    ...(error.locations === undefined ? {} : { locations: error.locations }),
+    extensions: { code: 'invalid_query', status: 400 },
+  };
+}
+
+/** `{query, variables, operationName}`, as Elide reads a GraphQL request. */
+function readRequest(body: unknown): GraphQLRequest {
+  const refuse = (detail: string) => new ApiError(400, { code: 'invalid_request', detail });
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw refuse('The body must be a JSON object with a query.');
+  const { query, variables, operationName } = body as Record<string, unknown>;
+  if (typeof query !== 'string' || query.trim() === '') throw refuse('A `query` key is required.');
+  if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) {
+    throw refuse('variables must be an object.');
+  }
+  if (operationName !== undefined && operationName !== null && typeof operationName !== 'string')
+    throw refuse('operationName must be a string.');
+  return {
+    query,
+    variables: (variables ?? {}) as Record<string, unknown>,
+    operationName: operationName ?? undefined,
+  };
+}

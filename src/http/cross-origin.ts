@@ -1,0 +1,35 @@
+import cors from '@fastify/cors';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+
+/** How long a browser may reuse a preflight answer, in seconds: short, so a changed setting arrives soon. */
+const preflightMaxAgeSeconds = 600;
+
+/**
+ * Cross-origin requests from the configured origins (STRATUM_CORS_ORIGINS), as browsers make them
+ * when the web UI and the API live on different hosts, Terrakube's usual deployment. Registered
+ * before authentication, on the whole server: a preflight carries no token, and every answer to an
+ * allowed origin, a 401 included, must carry the headers or the page cannot read it (a 401 is how
+ * the UI learns to sign in again). A request from any other origin, or without one, gets no CORS
+ * header at all, and its preflight the 404 of an unknown endpoint.
+ */
+export const crossOrigin = fp(
+  async (app: FastifyInstance, { origins }: { origins: readonly string[] }) => {
+    const allowed = new Set(origins);
+    await app.register(cors, {
+      origin: (origin, callback) => {
+        callback(null, origin !== undefined && allowed.has(origin));
+      },
+      methods: ['GET', 'POST', 'PATCH', 'DELETE'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Cache-Control', 'If-Match', 'If-None-Match'],
+      exposedHeaders: ['ETag', 'Location', 'WWW-Authenticate', 'Retry-After'],
+      // The UI may send cookies (REACT_APP_TERRAKUBE_SEND_COOKIES) when a proxy in front needs them.
+      credentials: true,
+      maxAge: preflightMaxAgeSeconds,
+      // An OPTIONS request from an allowed origin without Access-Control-Request-Method would
+      // otherwise get a plain-text 400, the one answer of the service that is not an error document.
+      strictPreflight: false,
+    });
+  },
+  { name: 'cross-origin' },
+);

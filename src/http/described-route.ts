@@ -1,0 +1,46 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * A route and its description in one: Fastify validates requests and serializes answers with its
+ * schemas, and the OpenAPI document is generated from the same definition, so the two cannot differ.
+ */
+export interface DescribedRoute {
+  method: 'GET' | 'POST' | 'DELETE';
+  url: string;
+  operationId: string;
+  summary: string;
+  params?: Record<string, JsonSchema>;
+  /** The query parameters it takes, all optional; any other is refused. */
+  query?: Record<string, JsonSchema>;
+  body?: JsonSchema;
+  /** The success answer: its status, and the schema of its body (none for an empty answer). */
+  success: { status: number; description: string; schema?: JsonSchema };
+  /** The error statuses the route answers, each with a JSON:API error document. */
+  errors: readonly number[];
+  /** Served without a token (described with no security requirement). */
+  public?: true;
+  handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+}
+
+/** Mounts described routes on the server, with their schemas. */
+export function registerDescribedRoutes(api: FastifyInstance, routes: readonly DescribedRoute[]): void {
+  for (const route of routes) {
+    const params =
+      route.params === undefined ? undefined : { type: 'object', properties: route.params, required: Object.keys(route.params) };
+    const querystring = route.query === undefined ? undefined : { type: 'object', properties: route.query, additionalProperties: false };
+    const response = route.success.schema === undefined ? undefined : { [route.success.status]: route.success.schema };
+    api.route({
+      method: route.method,
+      url: route.url,
+      schema: {
+        ...(route.body === undefined ? {} : { body: route.body }),
+        ...(params === undefined ? {} : { params }),
+        ...(querystring === undefined ? {} : { querystring }),
+        ...(response === undefined ? {} : { response }),
+      },
+      handler: route.handler,
+    });
+  }
+}

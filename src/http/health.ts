@@ -1,0 +1,16 @@
+import type { FastifyInstance } from 'fastify';
+import type { Store } from '../store/database.js';
+
+/** Liveness and readiness, without a token: the process answers, and the database does. */
+export function health(app: FastifyInstance, { store }: { store: Store }): Promise<void> {
+  app.get('/healthz', (_request, reply) => reply.send({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    try {
+      await store.ping();
+      return await reply.send({ status: 'ok' });
+    } catch {
+      return reply.code(503).send({ status: 'unavailable', detail: 'the database is not reachable' });
+    }
+  });
+  return Promise.resolve();
+}

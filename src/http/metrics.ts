@@ -1,0 +1,114 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Store } from '../store/database.js';
+
+/** Label of requests no route matched, so that scanners' paths cannot multiply the series. */
+const unmatched = 'unmatched';
+
+/**
+ * The service's Prometheus metrics: requests by route pattern, method and status, their latency,
+ * the database connections, and the process's own (CPU, memory, event loop, garbage collection).
+ * A registry of its own, so nothing else registered in the process leaks into the scrape.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly duration: Histogram<'method' | 'route' | 'status'>;
+
+  constructor(store: Store) {
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({
+      name: 'stratum_http_requests_total',
+      help: 'HTTP requests answered, by route pattern, method and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers: [this.registry],
+    });
+    this.duration = new Histogram({
+      name: 'stratum_http_request_duration_seconds',
+      help: 'Time from a request arriving to its answer being sent, by route pattern, method and status.',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [this.registry],
+    });
+    const pool = (name: string, help: string, read: (use: ReturnType<Store['poolUse']>) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['store'],
+        registers: [this.registry],
+        collect() {
+          this.set({ store: store.dialect }, read(store.poolUse()));
+        },
+      });
+    pool('stratum_database_connections', 'Database connections open (SQLite: its one connection).', (use) => use.open);
+    pool('stratum_database_connections_idle', 'Database connections open and idle.', (use) => use.idle);
+    pool(
+      'stratum_database_connections_max',
+      'The most database connections this process opens (STRATUM_DATABASE_POOL_SIZE).',
+      (use) => use.max,
+    );
+    pool('stratum_database_waiting_queries', 'Queries waiting for a free database connection.', (use) => use.waiting);
+  }
+
+  observe(method: string, route: string | undefined, status: number, seconds: number): void {
+    const labels = { method, route: route ?? unmatched, status: String(status) };
+    this.requests.inc(labels);
+    this.duration.observe(labels, seconds);
+  }
+}
+
+/** Counts every answered request into the metrics. */
+export const requestMetrics = fp(
+  (app: FastifyInstance, { metrics }: { metrics: Metrics }) => {
+    app.addHook('onResponse', (request, reply, done) => {
+      metrics.observe(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    });
+  },
+  { name: 'request-metrics' },
+);
+
+/**
+ * Serves `/metrics` on a listener of its own, apart from the API: a scraper needs no token, and
+ * the port can stay inside the cluster while the API's is exposed.
+ */
+export async function serveMetrics(
+  metrics: Metrics,
+  where: { host: string; port: number },
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = http.createServer((request, response) => {
+    const path = (request.url ?? '').split('?')[0];
+    if (path !== '/metrics' || request.method !== 'GET') {
+      const known = path === '/metrics';
+      response.writeHead(known ? 405 : 404, { 'content-type': 'text/plain', ...(known ? { allow: 'GET' } : {}) });
+      response.end('Stratum serves its metrics at GET /metrics\n');
+      return;
+    }
+    metrics.registry.metrics().then(
+      (text) => {
+        response.writeHead(200, { 'content-type': metrics.registry.contentType });
+        response.end(text);
+      },
+      () => {
+        response.writeHead(500, { 'content-type': 'text/plain' });
+        response.end('metrics could not be collected\n');
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(where.port, where.host, () => resolve());
+  });
+  const { address, family, port } = server.address() as AddressInfo;
+  return {
+    url: `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,46 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Engine } from '../engine/engine.js';
+import { handle, type JsonApiRequest, type JsonApiResponse } from '../jsonapi/handlers.js';
+import type { Route } from '../jsonapi/routes.js';
+import { requireCaller } from './authentication.js';
+import { sendDocument } from './send-document.js';
+
+/** The JSON:API routes derived from the declarations, each served by the engine. */
+export function resourceRoutes(api: FastifyInstance, { engine, routes }: { engine: Engine; routes: readonly Route[] }): Promise<void> {
+  for (const route of routes) {
+    api.route({
+      method: route.method,
+      url: route.path,
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        const { response, release } = await handle(engine, route, jsonApiRequest(request));
+        // Sent or abandoned, the answer no longer holds its memory.
+        reply.raw.once('close', release);
+        return send(reply, response);
+      },
+    });
+  }
+  return Promise.resolve();
+}
+
+function jsonApiRequest(request: FastifyRequest): JsonApiRequest {
+  const header = (name: string) => {
+    const value = request.headers[name];
+    return Array.isArray(value) ? value.join(',') : value;
+  };
+  return {
+    caller: requireCaller(request),
+    params: request.params as Record<string, string>,
+    query: request.query as Record<string, string | string[] | undefined>,
+    body: request.body,
+    ifMatch: header('if-match'),
+    ifNoneMatch: header('if-none-match'),
+    path: request.url.split('?')[0] ?? request.url,
+  };
+}
+
+function send(reply: FastifyReply, response: JsonApiResponse): FastifyReply {
+  reply.code(response.status);
+  for (const [name, value] of Object.entries(response.headers ?? {})) reply.header(name, value);
+  if (response.body === undefined) return reply.send();
+  return sendDocument(reply, response.status, response.body);
+}

@@ -1,0 +1,143 @@
+import type { Caller } from '../auth/caller.js';
+import { inTransaction, scopeOf, type Engine, type Scope } from '../engine/engine.js';
+import { noIncludes } from '../engine/options.js';
+import { relationshipNamed, updateRelationship } from '../engine/relationships.js';
+import { createRecord, deleteRecord, updateRecord } from '../engine/write.js';
+import { ApiError, badRequest } from '../errors.js';
+import { planOperation, type LocalIds, type OperationPlan } from './atomic-operation.js';
+import type { Answer } from './handlers.js';
+import { HrefResolver } from './href.js';
+import { atomicMediaType, checkAtomicMediaTypes } from './media-type.js';
+import { isObject, parseLinkageDocument, parseResourceDocument } from './request-document.js';
+import type { Route } from './routes.js';
+import { toResourceObject, type ResourceObject } from './serialize.js';
+
+/**
+ * The most operations one request may carry: every one runs in the same transaction, which holds
+ * its records (and on SQLite every write) until the last one is done.
+ */
+export const maxAtomicOperations = 100;
+
+/** What an atomic operations request brings, free of the HTTP framework. */
+export interface AtomicRequest {
+  caller: Caller;
+  contentType: string | undefined;
+  accept: string | undefined;
+  body: unknown;
+}
+
+type AtomicResult = { data: ResourceObject & { lid?: string } } | Record<string, never>;
+
+/**
+ * JSON:API Atomic Operations (https://jsonapi.org/ext/atomic): a list of add, update and remove
+ * operations on records and relationships, run in order in one transaction through the same engine
+ * operations as the other routes, so each has the same checks, and all of them take effect or none
+ * does. The first failure answers for the batch, its pointers leading into the failed operation
+ * (`/atomic:operations/1/data/attributes/name`).
+ */
+export class AtomicOperations {
+  private readonly hrefs: HrefResolver;
+
+  constructor(
+    private readonly engine: Engine,
+    routes: readonly Route[],
+  ) {
+    this.hrefs = new HrefResolver(routes);
+  }
+
+  async serve(request: AtomicRequest): Promise<Answer> {
+    checkAtomicMediaTypes(request.contentType, request.accept);
+    const operations = operationsOf(request.body);
+    const scope = scopeOf(this.engine, request.caller);
+    try {
+      const results = await inTransaction(scope, this.engine.registry.tenant, async (tx) => {
+        const lids: LocalIds = new Map();
+        const done: AtomicResult[] = [];
+        for (const [index, operation] of operations.entries()) {
+          try {
+            done.push(await this.run(tx, operation, lids));
+          } catch (error) {
+            throw inOperation(error, index);
+          }
+        }
+        return done;
+      });
+      return {
+        response: { status: 200, body: { 'atomic:results': results }, headers: { 'content-type': atomicMediaType } },
+        release: () => scope.budget.release(),
+      };
+    } catch (error) {
+      scope.budget.release();
+      throw error;
+    }
+  }
+
+  private async run(tx: Scope, operation: unknown, lids: LocalIds): Promise<AtomicResult> {
+    const { registry } = this.engine;
+    const plan: OperationPlan = planOperation(registry, this.hrefs, operation, lids);
+    switch (plan.kind) {
+      case 'create': {
+        const { resource } = plan.collection;
+        const readInput = () => parseResourceDocument({ data: plan.data }, resource, registry, { action: 'create' });
+        const { row } = await createRecord(tx, plan.collection, readInput, noIncludes);
+        const data = toResourceObject(resource, row, new Map(), undefined);
+        if (plan.lid === undefined) return { data };
+        lids.set(plan.lid, { type: resource.type, id: data.id });
+        return { data: { ...data, lid: plan.lid } };
+      }
+      case 'update': {
+        const { address } = plan;
+        const readInput = () =>
+          parseResourceDocument({ data: plan.data }, address.resource, registry, { action: 'update', id: address.id });
+        await updateRecord(tx, address, readInput);
+        return {};
+      }
+      case 'delete':
+        await deleteRecord(tx, plan.address);
+        return {};
+      case 'relationship': {
+        const relationship = relationshipNamed(tx, plan.address.resource, plan.name);
+        if (plan.op !== 'update' && relationship.kind === 'toOne') {
+          throw badRequest('invalid_operation', `add and remove change to-many relationships; ${plan.name} is to-one: use update.`, {
+            pointer: '/op',
+          });
+        }
+        // A to-many relationship is refused (403) once the record is found and writable, as PATCH refuses it.
+        await updateRelationship(tx, plan.address, plan.name, relationship, () => parseLinkageDocument({ data: plan.data }));
+        return {};
+      }
+    }
+  }
+}
+
+/** The operations of an atomic document, which carries no primary data of its own. */
+function operationsOf(body: unknown): unknown[] {
+  if (!isObject(body)) throw badRequest('invalid_document', 'The request body must be a JSON:API document with atomic:operations.');
+  for (const member of ['data', 'included', 'atomic:results']) {
+    if (Object.hasOwn(body, member)) {
+      throw badRequest('invalid_document', `An atomic operations document has no ${member} member.`, { pointer: `/${member}` });
+    }
+  }
+  const operations = body['atomic:operations'];
+  if (!Array.isArray(operations) || operations.length === 0) {
+    throw badRequest('invalid_document', 'atomic:operations must be a non-empty array of operations.', { pointer: '/atomic:operations' });
+  }
+  if (operations.length > maxAtomicOperations) {
+    throw badRequest('too_many_operations', `A request carries at most ${maxAtomicOperations} operations; send the rest in another.`, {
+      pointer: '/atomic:operations',
+    });
+  }
+  return operations;
+}
+
+/** An error of one operation, its pointers leading into that operation; a query parameter has no place there. */
+function inOperation(error: unknown, index: number): unknown {
+  if (!(error instanceof ApiError)) return error;
+  const prefix = `/atomic:operations/${index}`;
+  const moved = new ApiError(
+    error.status,
+    error.problems.map(({ code, detail, pointer }) => ({ code, detail, pointer: `${prefix}${pointer ?? ''}` })),
+  );
+  moved.headers = error.headers;
+  return moved;
+}

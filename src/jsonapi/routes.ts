@@ -1,0 +1,123 @@
+import type { CollectionAddress, RecordAddress } from '../engine/locate.js';
+import { allOperations, type Operation, type Registry, type ResourceDeclaration, type ToOne } from '../model/index.js';
+
+export const apiPrefix = '/api/v1';
+
+/** One resource as mounted at one path. */
+export interface Mount {
+  resource: ResourceDeclaration;
+  /** The resources whose ids the path names before the record's own, outermost first. */
+  ancestors: readonly ResourceDeclaration[];
+  /**
+   * Set when the record is reached through another record's to-one relationship
+   * (`/workspace/{id}/vcs/{vcsId}`): that record's mount, the relationship, and the path parameter
+   * of the linked record's id.
+   */
+  through?: { mount: Mount; relationship: ToOne; parameter: string };
+}
+
+export type RouteKind = Operation | 'readRelated' | 'readRelationship' | 'updateRelationship';
+
+interface RouteBase {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  mount: Mount;
+}
+
+/** One method on one path: what the router and the API description share. */
+export type Route =
+  | (RouteBase & { kind: Exclude<RouteKind, 'readRelated'> })
+  /** A related-record route, and the to-one relationship it follows. */
+  | (RouteBase & { kind: 'readRelated'; relationship: { name: string; link: ToOne } });
+
+const operationRoutes: Record<Operation, { method: Route['method']; onRecord: boolean }> = {
+  list: { method: 'GET', onRecord: false },
+  create: { method: 'POST', onRecord: false },
+  read: { method: 'GET', onRecord: true },
+  update: { method: 'PATCH', onRecord: true },
+  delete: { method: 'DELETE', onRecord: true },
+};
+
+/** The path parameter of a resource's record id. */
+export const idParameter = (resource: ResourceDeclaration) => `${resource.type}Id`;
+
+/**
+ * Every route of the API, derived from the declarations. A resource is mounted under its parent's
+ * record path (`/organization/{organizationId}/template/{templateId}`), and also at the root when it
+ * declares so; its children follow it to every place it is mounted. Each record path also serves
+ * its relationships (`/relationships/{name}`) and the records its to-one relationships link (`/vcs`,
+ * `/vcs/{vcsId}`).
+ */
+export function routesOf(registry: Registry): Route[] {
+  const routes: Route[] = [];
+  const mountAt = (resource: ResourceDeclaration, ancestors: ResourceDeclaration[], base: string, operations: readonly Operation[]) => {
+    const mount: Mount = { resource, ancestors };
+    const collectionPath = `${base}/${segmentOf(registry, resource, ancestors.at(-1))}`;
+    const recordPath = `${collectionPath}/:${idParameter(resource)}`;
+    for (const kind of operations) {
+      const { method, onRecord } = operationRoutes[kind];
+      routes.push({ method, path: onRecord ? recordPath : collectionPath, kind, mount });
+    }
+    routes.push(
+      { method: 'GET', path: `${recordPath}/relationships/:relationship`, kind: 'readRelationship', mount },
+      { method: 'PATCH', path: `${recordPath}/relationships/:relationship`, kind: 'updateRelationship', mount },
+    );
+    for (const [name, link] of Object.entries(resource.relationships)) {
+      if (link.kind !== 'toOne') continue;
+      const target = registry.target(link);
+      routes.push({ method: 'GET', path: `${recordPath}/${name}`, kind: 'readRelated', mount, relationship: { name, link } });
+      // The linked record as a record of its own, as `/workspace/{id}/vcs/{vcsId}` serves it; not for
+      // the parent, which has its own path.
+      if (name === resource.parent) continue;
+      // Named after the linked type, unless the path already names a record of that type.
+      const parameter = recordPath.includes(`/:${idParameter(target)}`) ? 'relatedId' : idParameter(target);
+      const linked: Mount = { resource: target, ancestors: [], through: { mount, relationship: link, parameter } };
+      for (const kind of ['read', 'update', 'delete'] as const) {
+        routes.push({ method: operationRoutes[kind].method, path: `${recordPath}/${name}/:${parameter}`, kind, mount: linked });
+      }
+    }
+    for (const child of registry.childrenOf(resource)) mountAt(child, [...ancestors, resource], recordPath, allOperations);
+  };
+  for (const resource of registry.all()) {
+    if (resource.parent === undefined) mountAt(resource, [], apiPrefix, allOperations);
+    else if (resource.atRoot !== undefined) mountAt(resource, [], apiPrefix, resource.atRoot);
+  }
+  return routes;
+}
+
+/**
+ * The path segment of a resource's records under a parent record: the name of the parent's to-many
+ * relationship that lists them, as Elide nests paths (`/workspace/{id}/workspaceTag` lists
+ * `workspacetag` records); its type at the root, or when the parent does not list it.
+ */
+function segmentOf(registry: Registry, resource: ResourceDeclaration, parent: ResourceDeclaration | undefined): string {
+  const link = registry.parentLink(resource);
+  if (parent === undefined || link === undefined) return resource.type;
+  const listing = Object.entries(parent.relationships).find(
+    ([, r]) => r.kind === 'toMany' && r.type === resource.type && r.column === link.column,
+  );
+  return listing?.[0] ?? resource.type;
+}
+
+type Params = Readonly<Record<string, string | undefined>>;
+
+/** The collection a collection path names. */
+export function collectionAt(mount: Mount, params: Params): CollectionAddress {
+  return {
+    resource: mount.resource,
+    ancestors: mount.ancestors.map((resource) => ({ resource, id: params[idParameter(resource)] ?? '' })),
+  };
+}
+
+/** The record a record path names. */
+export function recordAt(mount: Mount, params: Params): RecordAddress {
+  if (mount.through !== undefined) {
+    const { through } = mount;
+    return {
+      resource: mount.resource,
+      through: { record: recordAt(through.mount, params), relationship: through.relationship },
+      id: params[through.parameter] ?? '',
+    };
+  }
+  return { ...collectionAt(mount, params), id: params[idParameter(mount.resource)] ?? '' };
+}

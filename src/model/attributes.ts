@@ -1,0 +1,120 @@
+/** Attribute values as the API speaks them: strings, booleans, integers and nulls. */
+export type AttributeValue = string | boolean | number | null;
+export type AttributeValues = Record<string, AttributeValue>;
+
+/**
+ * A value that is write-only: stored encrypted, read back as null. `always` for credentials; or
+ * only while a boolean attribute of the same record (`sensitive`) is true.
+ */
+export type Secrecy = { always: true } | { whileTrue: string };
+
+/** A string attribute. Optional strings default to null and keep null as null. */
+export interface TextAttribute {
+  kind: 'text';
+  required: boolean;
+  nullable: boolean;
+  default: string | null;
+  /** Longest value in characters (code points). */
+  maxLength: number;
+  /** Longest value in UTF-8 bytes, for large texts. */
+  maxBytes?: number;
+  readOnly: boolean;
+  secret?: Secrecy;
+}
+
+export interface EnumAttribute {
+  kind: 'enum';
+  values: readonly string[];
+  required: boolean;
+  /** Optional enumerations without a default take and keep null. */
+  default: string | null;
+  readOnly: boolean;
+}
+
+export interface BooleanAttribute {
+  kind: 'boolean';
+  default: boolean;
+  readOnly: boolean;
+}
+
+export interface IntegerAttribute {
+  kind: 'integer';
+  default: number;
+  min: number;
+  max: number;
+  readOnly: boolean;
+}
+
+export interface TimestampAttribute {
+  kind: 'timestamp';
+  readOnly: true;
+  nullable: boolean;
+}
+
+export type Attribute = TextAttribute | EnumAttribute | BooleanAttribute | IntegerAttribute | TimestampAttribute;
+
+// Builders keep declarations short and their defaults in one place.
+
+export function text(options: {
+  required?: boolean;
+  max: number;
+  maxBytes?: number;
+  default?: string | null;
+  secret?: Secrecy;
+}): TextAttribute {
+  const required = options.required ?? false;
+  return {
+    kind: 'text',
+    required,
+    nullable: !required,
+    default: options.default ?? null,
+    maxLength: options.max,
+    ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+    ...(options.secret === undefined ? {} : { secret: options.secret }),
+    readOnly: false,
+  };
+}
+
+/** An enumeration: required, or optional with a default (null when it has none). */
+export function oneOf(values: readonly string[], options: { required: true } | { default: string | null }): EnumAttribute {
+  if ('required' in options) return { kind: 'enum', values, required: true, default: null, readOnly: false };
+  return { kind: 'enum', values, required: false, default: options.default, readOnly: false };
+}
+
+export function flag(fallback: boolean): BooleanAttribute {
+  return { kind: 'boolean', default: fallback, readOnly: false };
+}
+
+export function integer(fallback: number, min: number, max: number): IntegerAttribute {
+  return { kind: 'integer', default: fallback, min, max, readOnly: false };
+}
+
+/** A time the server records; null until it happens. */
+export function timestamp(): TimestampAttribute {
+  return { kind: 'timestamp', readOnly: true, nullable: true };
+}
+
+/** A value the server maintains; clients read it and may echo it back, where it is ignored. */
+export function readOnly<A extends TextAttribute | BooleanAttribute>(attribute: A): A {
+  return { ...attribute, readOnly: true };
+}
+
+/** Whether a stored value of this attribute is never null (the schema says NOT NULL for it too). */
+export function isNeverNull(attribute: Attribute): boolean {
+  switch (attribute.kind) {
+    case 'boolean':
+    case 'integer':
+      return true;
+    case 'text':
+      return !attribute.nullable;
+    case 'enum':
+      return attribute.required || attribute.default !== null;
+    case 'timestamp':
+      return !attribute.nullable;
+  }
+}
+
+/** Whether a value must be sent on create. */
+export function isRequired(attribute: Attribute): boolean {
+  return (attribute.kind === 'text' || attribute.kind === 'enum') && attribute.required;
+}

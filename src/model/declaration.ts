@@ -1,0 +1,85 @@
+import type { Attribute, AttributeValues } from './attributes.js';
+import { auditAttributes } from './audit.js';
+import type { Relationship } from './relationships.js';
+
+/** A stored record as the query layer returns it: column name to value. */
+export type Row = Record<string, unknown>;
+
+/**
+ * The tables, as the query layer sees them: declared by the resources at run time, so rows are
+ * plain records and each resource's declaration gives them meaning.
+ */
+export type Database = Record<string, Row>;
+
+export type Operation = 'list' | 'create' | 'read' | 'update' | 'delete';
+export const allOperations: readonly Operation[] = ['list', 'create', 'read', 'update', 'delete'];
+
+/** What a write hook may do besides changing the values: read the tenant, create records beside it. */
+export interface WriteContext {
+  /** The tenant record the written record lives in. */
+  tenant(): Promise<Row>;
+  /** Creates a record of `resource` under `parentId`, in the same transaction and as the same caller. */
+  insert(resource: ResourceDeclaration, parentId: string, values: AttributeValues): Promise<void>;
+}
+
+/** One create or update on its way to the database, before secrets are sealed. */
+export interface PendingWrite extends WriteContext {
+  /** The attribute values the write sets; a hook may add derived ones or throw an ApiError. */
+  values: AttributeValues;
+  /** The stored row of an update; undefined on create. */
+  current: Row | undefined;
+}
+
+/**
+ * Records that make their members' directory groups into permissions inside a tenant (teams): the
+ * attribute naming the group, the capabilities a write policy may require, and what one record grants.
+ */
+export interface Membership {
+  groupAttribute: string;
+  capabilities: readonly string[];
+  grants(record: Row): readonly string[];
+}
+
+export interface ResourceDeclaration {
+  /** JSON:API type, also the path segment of the resource. */
+  type: string;
+  table: string;
+  /** The resource every other one lives under: read access is granted per tenant record. */
+  tenant?: true;
+  /** The to-one relationship to the record this one lives under in paths. */
+  parent?: string;
+  attributes: Record<string, Attribute>;
+  relationships: Record<string, Relationship>;
+  /**
+   * Record operations also served at the API root (`/api/v1/{type}/{id}`), as Terrakube clients
+   * reach workspaces and references there; children are mounted under that path too.
+   */
+  atRoot?: readonly Operation[];
+  /** A boolean attribute that, once true, hides the record and everything under it, and frees its unique names. */
+  softDelete?: string;
+  /** Attributes whose value is unique among the live records under one parent (a 409 names the attribute). */
+  unique?: readonly string[];
+  /**
+   * Lists the API promises to serve fast however many records one parent holds: each entry is an
+   * index on (parent, these attributes, id), for a sort on its first attribute or a filter on a
+   * prefix of them. Every child resource also has (parent, createdDate, id), its default order.
+   */
+  indexes?: readonly (readonly string[])[];
+  membership?: Membership;
+  /** Derives values and checks rules that span attributes, in the write's transaction. */
+  beforeWrite?: (write: PendingWrite) => Promise<void> | void;
+  /** Runs in the create transaction after the record is inserted. */
+  afterCreate?: (context: WriteContext, record: Row) => Promise<void>;
+}
+
+/**
+ * Completes a declaration with the audit attributes every record carries. Names are kept in
+ * prototype-free objects, so a name like `constructor` or `__proto__` is unknown, as any other.
+ */
+export function defineResource(declaration: ResourceDeclaration): ResourceDeclaration {
+  return {
+    ...declaration,
+    attributes: Object.assign(Object.create(null) as Record<string, Attribute>, declaration.attributes, auditAttributes),
+    relationships: Object.assign(Object.create(null) as Record<string, Relationship>, declaration.relationships),
+  };
+}

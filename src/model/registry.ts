@@ -1,0 +1,139 @@
+import type { Attribute } from './attributes.js';
+import { columnOf } from './columns.js';
+import type { Membership, ResourceDeclaration } from './declaration.js';
+import type { Relationship, ToOne } from './relationships.js';
+
+/**
+ * Names that existing clients send or ask for beyond the declarations: read-only attributes they
+ * echo back in bodies (ignored), and relationships not modeled yet (accepted as null, included as
+ * nothing, read as empty).
+ */
+export interface ClientConventions {
+  echoedReadOnly: readonly string[];
+  unmodeledRelationships: Readonly<Record<string, 'toOne' | 'toMany'>>;
+}
+
+/**
+ * Every declared resource, checked once when the service starts: each link names a declared type,
+ * exactly one resource is the tenant, and every other one reaches it through its parents. Lookups
+ * by name are own-property only, so a client-chosen name can never reach a built-in property.
+ */
+export class Registry {
+  private readonly byType = new Map<string, ResourceDeclaration>();
+  private readonly echoed: ReadonlySet<string>;
+  private readonly unmodeledByName: ReadonlyMap<string, 'toOne' | 'toMany'>;
+  readonly tenant: ResourceDeclaration;
+  /** The resource whose records grant permissions inside a tenant, and how. */
+  readonly membership: { resource: ResourceDeclaration; rules: Membership } | undefined;
+
+  constructor(declarations: readonly ResourceDeclaration[], conventions: ClientConventions) {
+    for (const declaration of declarations) {
+      if (this.byType.has(declaration.type)) throw new Error(`resource ${declaration.type} is declared twice`);
+      this.byType.set(declaration.type, declaration);
+    }
+    this.echoed = new Set(conventions.echoedReadOnly);
+    this.unmodeledByName = new Map(Object.entries(conventions.unmodeledRelationships));
+    const tenants = declarations.filter((d) => d.tenant === true);
+    if (tenants.length !== 1 || tenants[0] === undefined) throw new Error('exactly one resource must be the tenant');
+    this.tenant = tenants[0];
+    const members = declarations.filter((d) => d.membership !== undefined);
+    if (members.length > 1) throw new Error('at most one resource may declare membership');
+    const member = members[0];
+    this.membership = member?.membership === undefined ? undefined : { resource: member, rules: member.membership };
+    for (const declaration of declarations) this.check(declaration);
+  }
+
+  all(): IterableIterator<ResourceDeclaration> {
+    return this.byType.values();
+  }
+
+  get(type: string): ResourceDeclaration | undefined {
+    return this.byType.get(type);
+  }
+
+  /** The declaration a relationship links, which the constructor checked exists. */
+  target(relationship: Relationship): ResourceDeclaration {
+    const target = this.byType.get(relationship.type);
+    if (target === undefined) throw new Error(`undeclared type ${relationship.type}`);
+    return target;
+  }
+
+  attribute(resource: ResourceDeclaration, name: string): Attribute | undefined {
+    return Object.hasOwn(resource.attributes, name) ? resource.attributes[name] : undefined;
+  }
+
+  relationship(resource: ResourceDeclaration, name: string): Relationship | undefined {
+    return Object.hasOwn(resource.relationships, name) ? resource.relationships[name] : undefined;
+  }
+
+  /** The link to the record a resource lives under in paths. */
+  parentLink(resource: ResourceDeclaration): ToOne | undefined {
+    if (resource.parent === undefined) return undefined;
+    return resource.relationships[resource.parent] as ToOne;
+  }
+
+  parentOf(resource: ResourceDeclaration): ResourceDeclaration | undefined {
+    const link = this.parentLink(resource);
+    return link === undefined ? undefined : this.target(link);
+  }
+
+  childrenOf(resource: ResourceDeclaration): ResourceDeclaration[] {
+    return [...this.byType.values()].filter((child) => child.parent !== undefined && this.parentOf(child) === resource);
+  }
+
+  /** The to-one links a record belongs to (its parent among them): it is hidden while any of them is. */
+  belongsTo(resource: ResourceDeclaration): [string, ToOne][] {
+    return Object.entries(resource.relationships).filter(
+      (entry): entry is [string, ToOne] => entry[1].kind === 'toOne' && entry[1].onDelete === 'cascade',
+    );
+  }
+
+  /** A read-only attribute name that clients send back and that is ignored on input. */
+  isEchoedReadOnly(name: string): boolean {
+    return this.echoed.has(name);
+  }
+
+  /** The kind of a relationship name that clients use but Stratum does not model yet. */
+  unmodeled(name: string): 'toOne' | 'toMany' | undefined {
+    return this.unmodeledByName.get(name);
+  }
+
+  private check(resource: ResourceDeclaration): void {
+    const where = `resource ${resource.type}`;
+    for (const relationship of Object.values(resource.relationships)) {
+      if (!this.byType.has(relationship.type)) throw new Error(`${where} links an undeclared type ${relationship.type}`);
+      if (relationship.kind === 'toOne' && relationship.attribute !== undefined) {
+        const mirror = this.attribute(resource, relationship.attribute);
+        if (mirror?.kind !== 'text' || mirror.readOnly || columnOf(relationship.attribute) !== relationship.column)
+          throw new Error(`${where}: ${relationship.attribute} must be a writable text attribute stored in ${relationship.column}`);
+      }
+    }
+    if (resource.tenant === true && resource.parent !== undefined) throw new Error(`${where}: the tenant has no parent`);
+    if (resource.tenant !== true) {
+      const seen = new Set<ResourceDeclaration>();
+      for (let at: ResourceDeclaration | undefined = resource; at !== this.tenant; at = this.parentOf(at)) {
+        if (at === undefined || seen.has(at)) throw new Error(`${where} does not reach the tenant through its parents`);
+        if (at.parent !== undefined && this.relationship(at, at.parent)?.kind !== 'toOne') {
+          throw new Error(`resource ${at.type}: parent ${at.parent} is not a to-one relationship`);
+        }
+        seen.add(at);
+      }
+    }
+    if (resource.softDelete !== undefined && this.attribute(resource, resource.softDelete)?.kind !== 'boolean') {
+      throw new Error(`${where}: softDelete ${resource.softDelete} is not a boolean attribute`);
+    }
+    for (const name of (resource.indexes ?? []).flat()) {
+      if (this.attribute(resource, name) === undefined) throw new Error(`${where}: index on ${name}, which is not an attribute`);
+    }
+    if (resource.indexes !== undefined && resource.parent === undefined) throw new Error(`${where}: indexes are declared under a parent`);
+    for (const name of resource.unique ?? []) {
+      if (this.attribute(resource, name) === undefined) throw new Error(`${where}: unique ${name} is not an attribute`);
+    }
+    if (resource.membership !== undefined) {
+      if (this.parentOf(resource) !== this.tenant) throw new Error(`${where}: membership records live directly under the tenant`);
+      for (const name of [resource.membership.groupAttribute, ...resource.membership.capabilities]) {
+        if (this.attribute(resource, name) === undefined) throw new Error(`${where}: membership names no attribute ${name}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * A to-one relationship stored as a foreign key column on this resource's table. `onDelete` is what
+ * the schema does to this record when the linked one is deleted: a record deleted with the one it
+ * links (`cascade`) belongs to it, so it is also hidden while that one is soft-deleted.
+ */
+export interface ToOne {
+  kind: 'toOne';
+  type: string;
+  column: string;
+  onDelete: 'cascade' | 'set null';
+  /** A write must link a record (not for the parent, which the path gives). */
+  required: boolean;
+  /**
+   * A text attribute that holds the linked id too, for clients that send and read the link as an
+   * attribute (Terrakube's `tagId`): its column is this link's column, and a write of it is a
+   * write of the link, checked as one.
+   */
+  attribute?: string;
+}
+
+/** A to-many relationship: the related table holds `column` pointing back at this resource. */
+export interface ToMany {
+  kind: 'toMany';
+  type: string;
+  column: string;
+}
+
+export type Relationship = ToOne | ToMany;
+
+/**
+ * A link to another record. By default it belongs to that record (deleted with it, hidden with
+ * it), as a record belongs to its parent; `onDelete: 'set null'` makes it a loose link that is
+ * cleared instead.
+ */
+export function toOne(
+  type: string,
+  column: string,
+  options: { onDelete?: ToOne['onDelete']; required?: boolean; attribute?: string } = {},
+): ToOne {
+  const link: ToOne = { kind: 'toOne', type, column, onDelete: options.onDelete ?? 'cascade', required: options.required ?? false };
+  return options.attribute === undefined ? link : { ...link, attribute: options.attribute };
+}
+
+export function toMany(type: string, column: string): ToMany {
+  return { kind: 'toMany', type, column };
+}

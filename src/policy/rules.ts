@@ -1,0 +1,84 @@
+import type { Caller } from '../auth/caller.js';
+import { forbidden } from '../errors.js';
+import type { Registry, ResourceDeclaration } from '../model/index.js';
+
+/** What a rule may ask about a write: who calls, and what they hold in the tenant of the record. */
+export interface PolicyContext {
+  caller: Caller;
+  /** The capabilities the caller holds in the record's tenant, loaded when a rule first asks. */
+  capabilities: () => Promise<ReadonlySet<string>>;
+}
+
+/** A small named predicate over a write, and the sentence that explains a refusal. */
+export interface Rule {
+  name: string;
+  /** Capabilities the rule requires, so the table can be checked against the membership declaration. */
+  requires: readonly string[];
+  allows: (context: PolicyContext) => boolean | Promise<boolean>;
+  /** Why a write of a `type` record in a `tenant` is refused. */
+  denial: (type: string, tenant: string) => string;
+}
+
+export type WriteAction = 'create' | 'update' | 'delete';
+export type WriteRules = Readonly<Record<WriteAction, Rule>>;
+
+/** Members of the administrator group (STRATUM_ADMIN_GROUP). */
+export const administrator: Rule = {
+  name: 'administrator',
+  requires: [],
+  allows: ({ caller }) => caller.isAdministrator,
+  denial: (type) => `Only members of the administrator group may create, update or delete ${type} records.`,
+};
+
+/** Administrators, and members of a team of the record's tenant that grants `capability`. */
+export function holds(capability: string): Rule {
+  return {
+    name: `holds ${capability}`,
+    requires: [capability],
+    allows: async ({ caller, capabilities }) => caller.isAdministrator || (await capabilities()).has(capability),
+    denial: (type, tenant) => `Changing ${type} records needs the ${capability} permission in this ${tenant}.`,
+  };
+}
+
+/** The same rule for every write. */
+export const writes = (rule: Rule): WriteRules => ({ create: rule, update: rule, delete: rule });
+
+/**
+ * Who may write what: one rule per resource and write action. Reads need no rule here: every
+ * read is confined to the caller's tenants inside its SQL (tenancy.ts). Checked once at start:
+ * every resource has its rules, and every capability they require is one the membership grants.
+ */
+export class PolicyTable {
+  private readonly byType: ReadonlyMap<string, WriteRules>;
+
+  constructor(registry: Registry, rules: Readonly<Record<string, WriteRules>>) {
+    this.byType = new Map(Object.entries(rules));
+    const capabilities = new Set(registry.membership?.rules.capabilities ?? []);
+    for (const resource of registry.all()) {
+      const declared = this.byType.get(resource.type);
+      if (declared === undefined) throw new Error(`no write policy for ${resource.type}`);
+      for (const rule of Object.values(declared)) {
+        const unknown = rule.requires.find((capability) => !capabilities.has(capability));
+        if (unknown !== undefined) throw new Error(`the write policy of ${resource.type} requires an undeclared capability ${unknown}`);
+      }
+    }
+    for (const type of this.byType.keys())
+      if (registry.get(type) === undefined) throw new Error(`a write policy names an undeclared type ${type}`);
+  }
+
+  rule(resource: ResourceDeclaration, action: WriteAction): Rule {
+    const rules = this.byType.get(resource.type);
+    if (rules === undefined) throw new Error(`no write policy for ${resource.type}`);
+    return rules[action];
+  }
+
+  /** Every rule, for the API description and the docs. */
+  entries(): [string, WriteRules][] {
+    return [...this.byType.entries()];
+  }
+}
+
+/** Refuses (403) a write the rule does not allow. */
+export async function authorize(rule: Rule, context: PolicyContext, type: string, tenant: string): Promise<void> {
+  if (!(await rule.allows(context))) throw forbidden(rule.denial(type, tenant));
+}

@@ -1,0 +1,20 @@
+import { sql, type Expression, type SqlBool } from 'kysely';
+import type { Caller } from '../auth/caller.js';
+import { columnOf, type Registry } from '../model/index.js';
+
+/**
+ * Which tenants the caller may read, as a SQL predicate on a tenant id column, so that read
+ * authorization is part of every query and paging totals count only what the caller sees.
+ *
+ * Administrators read every tenant; anyone else reads those where one of its groups names a
+ * membership record (a team).
+ */
+export function readableTenant(registry: Registry, caller: Caller, tenantId: Expression<unknown>): Expression<SqlBool> {
+  if (caller.isAdministrator) return sql<SqlBool>`1 = 1`;
+  const membership = registry.membership;
+  const link = membership === undefined ? undefined : registry.parentLink(membership.resource);
+  if (membership === undefined || link === undefined || caller.groups.length === 0) return sql<SqlBool>`1 = 0`;
+  const table = sql.table(membership.resource.table);
+  const group = sql.ref(`member.${columnOf(membership.rules.groupAttribute)}`);
+  return sql<SqlBool>`exists (select 1 from ${table} as member where ${sql.ref(`member.${link.column}`)} = ${tenantId} and ${group} in (${sql.join(caller.groups)}))`;
+}

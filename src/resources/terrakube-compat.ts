@@ -1,0 +1,62 @@
+import type { ClientConventions, UnmodeledRecord } from '../model/index.js';
+
+/**
+ * Names Terrakube clients (its Terraform provider, web UI and scripts) send or ask for that the
+ * declarations do not serve, kept in one place so the generic code never names them.
+ */
+export const terrakubeConventions: ClientConventions = {
+  // Read-only attributes clients echo back in bodies: ignored on input for every type, so a client
+  // can GET, edit and PATCH back.
+  echoedReadOnly: ['createdBy', 'createdDate', 'updatedBy', 'updatedDate', 'lastJobStatus', 'lastJobDate', 'incomplete'],
+  // Relationships clients send or include that Stratum does not model yet, with their kind: in a
+  // body they are accepted as null, in `include` they include nothing, and their relationship
+  // endpoints read as empty.
+  unmodeledRelationships: {
+    job: 'toMany',
+    history: 'toMany',
+    schedule: 'toMany',
+    webhook: 'toOne',
+    module: 'toMany',
+    provider: 'toMany',
+    notificationConfiguration: 'toMany',
+    access: 'toMany',
+  },
+};
+
+/**
+ * Terrakube's permission endpoints name a workspace beside its organization
+ * (`/access-token/v1/teams/permissions/organization/{id}/workspace/{id}`).
+ */
+export const permissionScopes: readonly string[] = ['workspace'];
+
+/**
+ * The records of unmodeled relationships that Terrakube's web UI reads through GraphQL (its
+ * notification and workspace access pages), with the fields it asks for: served as empty lists
+ * until Stratum models them.
+ */
+export const unmodeledRecords: Readonly<Record<string, UnmodeledRecord>> = {
+  notificationConfiguration: {
+    on: ['organization', 'workspace'],
+    fields: {
+      name: 'string',
+      description: 'string',
+      channelType: 'string',
+      destinationUrl: 'string',
+      active: 'boolean',
+      messageStyle: 'string',
+      workspace: { linksTo: 'workspace' },
+    },
+  },
+  access: {
+    on: ['workspace'],
+    fields: {
+      name: 'string',
+      role: 'string',
+      manageState: 'boolean',
+      manageWorkspace: 'boolean',
+      manageJob: 'boolean',
+      planJob: 'boolean',
+      approveJob: 'boolean',
+    },
+  },
+};

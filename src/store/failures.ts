@@ -1,0 +1,104 @@
+import Sqlite from 'better-sqlite3';
+import { ApiError, conflict, unavailable } from '../errors.js';
+import { columnOf, type ResourceDeclaration } from '../model/index.js';
+
+/** A database failure the API can explain, reduced to what both stores have in common. */
+export type DatabaseFailure =
+  { kind: 'unique'; columns: string[] } | { kind: 'foreignKey' } | { kind: 'missing' } | { kind: 'outOfRange' } | { kind: 'unavailable' };
+
+const postgresUnavailable = new Set(['57P01', '57P02', '57P03', '53300', '53000', '08000', '08001', '08003', '08004', '08006']);
+const networkUnavailable = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
+/** Values PostgreSQL refuses: numbers out of range, text it cannot represent (NUL), malformed input. */
+const postgresOutOfRange = new Set(['22003', '22P02', '22021', '22001', '22007', '22008']);
+
+/**
+ * Classifies an error thrown by either store: a unique violation (which columns), a broken
+ * reference, a missing required value, a value the store refuses, or a database that cannot be
+ * reached right now. Anything else is undefined and stays a bug to be logged.
+ */
+export function classifyDatabaseError(error: unknown): DatabaseFailure | undefined {
+  if (error instanceof Sqlite.SqliteError) return classifySqlite(error);
+  if (!(error instanceof Error)) return undefined;
+  const code = (error as Error & { code?: unknown }).code;
+  if (code === '23505') {
+    // "Key (organization_id, name)=(..., x) already exists."
+    const raw = (error as Error & { detail?: unknown }).detail;
+    const match = /^Key \((.+?)\)=/.exec(typeof raw === 'string' ? raw : '');
+    return { kind: 'unique', columns: match?.[1] === undefined ? [] : match[1].split(',').map((c) => c.trim().replace(/"/g, '')) };
+  }
+  if (code === '23503') return { kind: 'foreignKey' };
+  if (code === '23502') return { kind: 'missing' };
+  // statement_timeout: the database was too slow for this request, as if unavailable for it.
+  if (code === '57014') return { kind: 'unavailable' };
+  if (typeof code === 'string' && postgresOutOfRange.has(code)) return { kind: 'outOfRange' };
+  if (typeof code === 'string' && (postgresUnavailable.has(code) || networkUnavailable.has(code))) return { kind: 'unavailable' };
+  if (
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end/.test(
+      error.message,
+    )
+  ) {
+    return { kind: 'unavailable' };
+  }
+  return undefined;
+}
+
+function classifySqlite(error: InstanceType<typeof Sqlite.SqliteError>): DatabaseFailure | undefined {
+  const { code } = error;
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    // "UNIQUE constraint failed: organization.name, organization.x"
+    const columns = error.message
+      .replace(/^.*failed: /, '')
+      .split(',')
+      .map((c) => c.trim().replace(/^.*\./, ''));
+    return { kind: 'unique', columns };
+  }
+  if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return { kind: 'foreignKey' };
+  if (code === 'SQLITE_CONSTRAINT_NOTNULL') return { kind: 'missing' };
+  if (code === 'SQLITE_TOOBIG' || code === 'SQLITE_MISMATCH') return { kind: 'outOfRange' };
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR')) {
+    return { kind: 'unavailable' };
+  }
+  return undefined;
+}
+
+/**
+ * The one map from database failures to API errors. `resource` is the record being written, which
+ * names the field of a unique violation. Undefined for a failure the API cannot explain: a bug.
+ */
+export function databaseApiError(error: unknown, resource?: ResourceDeclaration): ApiError | undefined {
+  const failure = classifyDatabaseError(error);
+  switch (failure?.kind) {
+    case undefined:
+      return undefined;
+    case 'unique': {
+      if (resource === undefined) return conflict('A record with these values already exists.');
+      const attribute = uniqueAttribute(resource, failure.columns);
+      const scope = resource.parent === undefined ? '' : ` in this ${resource.relationships[resource.parent]?.type ?? resource.parent}`;
+      return conflict(
+        `${article(resource.type)} ${resource.type} with this ${attribute} already exists${scope}.`,
+        `/data/attributes/${attribute}`,
+      );
+    }
+    case 'foreignKey':
+      // A record the write belongs to or links was deleted by a request that committed first.
+      return new ApiError(404, { code: 'not_found', detail: 'A record this one belongs to or links no longer exists.' });
+    case 'missing':
+      return new ApiError(422, { code: 'required', detail: 'A required value or relationship is missing.' });
+    case 'outOfRange':
+      return new ApiError(400, { code: 'invalid_value', detail: 'A value is outside what the database can store or compare.' });
+    case 'unavailable':
+      return unavailable();
+  }
+}
+
+/** The attribute a unique violation names: a declared unique attribute among its columns, else its last column. */
+function uniqueAttribute(resource: ResourceDeclaration, columns: string[]): string {
+  const declared = (resource.unique ?? []).find((name) => columns.includes(columnOf(name)));
+  if (declared !== undefined) return declared;
+  const column = columns.at(-1) ?? 'id';
+  return Object.keys(resource.attributes).find((name) => columnOf(name) === column) ?? column;
+}
+
+function article(noun: string): string {
+  return /^[aeiou]/i.test(noun) ? 'An' : 'A';
+}

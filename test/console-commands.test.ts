@@ -1,0 +1,177 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { it } from 'node:test';
+import Sqlite from 'better-sqlite3';
+import { stratum } from './cli-run.ts';
+import { assertRefused, createDatabase, createOrganization, describeEachStore, eventually, staleTokenBoundMs } from './harness.ts';
+
+/** The released migrations, as the folder holds them: the commands must name every one. */
+const migrations = fs
+  .readdirSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'src', 'store', 'migrations'))
+  .filter((file) => /^\d{4}-.+\.ts$/.test(file))
+  .map((file) => file.replace(/\.ts$/, ''))
+  .sort();
+
+describeEachStore('stratum migrate, check, tokens and backup', (context) => {
+  const env = () => context.server.env;
+
+  it('migrate --check exits 0 on a migrated store and 3, listing them, while migrations are pending; migrate applies them', async () => {
+    const current = stratum(['migrate', '--check'], env());
+    assert.equal(current.status, 0, current.stderr);
+    assert.match(current.stdout, new RegExp(`is up to date \\(${migrations.length} migrations applied\\)`));
+
+    let fresh: Record<string, string>;
+    let drop = () => Promise.resolve();
+    if (context.kind === 'postgres') {
+      const database = await createDatabase();
+      fresh = { DATABASE_URL: database.url, STRATUM_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
+      drop = database.drop;
+    } else {
+      fresh = { STRATUM_DATA_DIR: path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'stratum-migrate-')), 'data') };
+    }
+    try {
+      const pending = stratum(['migrate', '--check'], fresh);
+      assert.equal(pending.status, 3, pending.stderr);
+      if (context.kind === 'postgres')
+        assert.match(pending.stderr, new RegExp(`${migrations.length} migration\\(s\\) pending: ${migrations.join(', ')}`));
+      else assert.match(pending.stderr, /there is no data folder .*, so every migration is pending/);
+      if (context.kind === 'sqlite') {
+        const refused = stratum(['migrate'], fresh);
+        assert.equal(refused.status, 1);
+        assert.match(refused.stderr, /there is no data folder .*pass --init/);
+        assert.ok(!fs.existsSync(fresh.STRATUM_DATA_DIR ?? ''), 'migrate created the folder without --init');
+      }
+      const applied = stratum(context.kind === 'sqlite' ? ['migrate', '--init'] : ['migrate'], fresh);
+      assert.equal(applied.status, 0, applied.stderr);
+      assert.match(applied.stdout, new RegExp(`applied ${migrations.length} migration\\(s\\) to .*: ${migrations.join(', ')}`));
+      assert.equal(stratum(['migrate', '--check'], fresh).status, 0);
+      assert.match(stratum(['migrate'], fresh).stdout, /is up to date/);
+    } finally {
+      await drop();
+    }
+  });
+
+  if (context.kind === 'sqlite') {
+    it('migrate refuses to run beside the server that holds the data folder', () => {
+      const result = stratum(['migrate'], env());
+      assert.equal(result.status, 1);
+      assert.match(result.stderr, /in use by another Stratum process \(pid \d+\)/);
+    });
+  }
+
+  it('check, beside the running server, finds the database, the migrations and both keys in order', () => {
+    const result = stratum(['check'], env());
+    assert.equal(result.status, 0, result.stdout + result.stderr);
+    for (const subject of ['configuration', 'database', 'migrations', 'encryption key', 'signing key']) {
+      assert.match(result.stdout, new RegExp(`^  ok {4}${subject} `, 'm'), `${subject} is not ok:\n${result.stdout}`);
+    }
+    assert.match(result.stdout, new RegExp(`all ${migrations.length} applied`));
+    assert.match(result.stdout, /No problem found/);
+  });
+
+  it('check finds an encryption key that does not open the stored secrets, and says what to do', () => {
+    const result = stratum(['check'], { ...env(), STRATUM_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
+    assert.equal(result.status, 1);
+    assert.match(
+      result.stdout,
+      /FAIL {2}encryption key +STRATUM_ENCRYPTION_KEY \(key id \w+\) does not open the secrets the store holds \(sealed with key id \w+\)/,
+    );
+    assert.match(result.stdout, /fix: use the key they were sealed with/);
+    assert.match(result.stderr, /check found \d problem\(s\) to fix/);
+  });
+
+  it('tokens list shows every team and personal token at the console; tokens revoke stops one on the running server', async () => {
+    const organization = await createOrganization(context.server);
+    assert.ok(organization);
+    const created = await context.server.post(
+      '/access-token/v1/teams',
+      { description: 'CI pipeline', days: 1, group: `deployers-${context.kind}` },
+      { headers: { 'content-type': 'application/json' } },
+    );
+    assert.equal(created.status, 201, created.text);
+    const { id, token } = created.body as { id: string; token: string };
+    assert.equal((await context.server.get('/api/v1/organization', { token })).status, 200);
+
+    const listed = stratum(['tokens', 'list'], env());
+    assert.equal(listed.status, 0, listed.stderr);
+    assert.match(listed.stdout, /^ID +KIND +GROUP\/OWNER +STATE +EXPIRES +LAST USED +DESCRIPTION$/m);
+    assert.match(listed.stdout, new RegExp(`^${id} +team +deployers-${context.kind} +live .* CI pipeline$`, 'm'));
+    const json = JSON.parse(stratum(['tokens', 'list', '--json'], env()).stdout) as {
+      id: string;
+      kind: string;
+      revokedAt: string | null;
+    }[];
+    assert.deepEqual(
+      json.filter((t) => t.id === id).map((t) => ({ kind: t.kind, revokedAt: t.revokedAt })),
+      [{ kind: 'team', revokedAt: null }],
+    );
+
+    const revoked = stratum(['tokens', 'revoke', id], env());
+    assert.equal(revoked.status, 0, revoked.stderr);
+    assert.match(revoked.stdout, new RegExp(`revoked 1 token\\(s\\): ${id}`));
+    await eventually(
+      'the server to refuse the revoked token',
+      async () => assertRefused(await context.server.get('/api/v1/organization', { token }), /revoked/),
+      {
+        timeoutMs: staleTokenBoundMs + 1000,
+      },
+    );
+    assert.doesNotMatch(stratum(['tokens', 'list'], env()).stdout, new RegExp(id));
+    assert.match(stratum(['tokens', 'list', '--all'], env()).stdout, new RegExp(`^${id} +team +\\S+ +revoked `, 'm'));
+    const [row] = await context.server.query('select revoked_at from api_token where id = $1', [id]);
+    assert.ok(row?.revoked_at !== null);
+
+    const unknown = stratum(['tokens', 'revoke', '0192f3a0-8c4e-7d10-9a6b-000000000000'], env());
+    assert.equal(unknown.status, 1);
+    assert.match(unknown.stderr, /there is no API token 0192f3a0-8c4e-7d10-9a6b-000000000000 in this store/);
+  });
+
+  if (context.kind === 'sqlite') {
+    it('backup copies the embedded store while the server runs, into a file that opens on its own', async () => {
+      const organization = await createOrganization(context.server, { name: 'backed-up' });
+      const target = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'stratum-backup-')), 'stratum-backup.db');
+      // Writes go on while the copy is taken.
+      const writing = Promise.all(Array.from({ length: 20 }, () => createOrganization(context.server)));
+      const result = stratum(['backup', target], env());
+      await writing;
+      assert.equal(result.status, 0, result.stderr);
+      assert.match(
+        result.stdout,
+        new RegExp(`backed up .*stratum\\.db to ${target} \\(\\d+ KiB, ${migrations.length} migrations, \\d+ API tokens\\)`),
+      );
+      assert.match(result.stdout, /keep .*encryption\.key and .*STRATUM_TOKEN_KEY safe/);
+      const copy = new Sqlite(target, { readonly: true });
+      try {
+        assert.equal(copy.pragma('quick_check', { simple: true }), 'ok');
+        assert.equal(copy.pragma('journal_mode', { simple: true }), 'delete');
+        assert.deepEqual(copy.prepare('select name from organization where id = ?').get(organization), { name: 'backed-up' });
+      } finally {
+        copy.close();
+      }
+      assert.deepEqual(
+        fs.readdirSync(path.dirname(target)).filter((f) => f !== 'stratum-backup.db'),
+        [],
+        'the backup left files beside it',
+      );
+      const again = stratum(['backup', target], env());
+      assert.equal(again.status, 1);
+      assert.match(again.stderr, /exists already: name a new file/);
+    });
+  } else {
+    it('backup on PostgreSQL says to use pg_dump, and how, without the password', () => {
+      const url = new URL(env().DATABASE_URL ?? '');
+      url.password = 'pw-not-shown';
+      const result = stratum(['backup', path.join(os.tmpdir(), 'never-written.db')], { ...env(), DATABASE_URL: url.toString() });
+      assert.equal(result.status, 1);
+      assert.match(result.stderr, /this configuration uses PostgreSQL \(DATABASE_URL=postgres:\/\/[^:]+:\*\*\*@/);
+      assert.match(result.stderr, /pg_dump --format=custom --file=stratum\.dump "\$DATABASE_URL"/);
+      assert.match(result.stderr, /pg_restore --no-owner/);
+      assert.doesNotMatch(result.stderr, /pw-not-shown/);
+      assert.ok(!fs.existsSync(path.join(os.tmpdir(), 'never-written.db')));
+    });
+  }
+});

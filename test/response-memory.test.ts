@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { before, describe, it } from 'node:test';
+import { ResponseMemory } from '../src/engine/response-memory.ts';
+import { ApiError } from '../src/errors.ts';
+import { assertError, createOrganization, createTemplate, describeEachStore } from './harness.ts';
+
+/** A template language text of about `kib` KiB, as clients send it (base64). */
+const bigTcl = (kib: number) => randomBytes(Math.floor((kib * 1024 * 3) / 4)).toString('base64');
+
+describeEachStore(
+  'answers within a memory budget',
+  { env: { STRATUM_RESPONSE_MAX_MIB: '1', STRATUM_RESPONSE_MEMORY_MIB: '2' } },
+  (context) => {
+    let organization: string;
+    const templates = () => `/api/v1/organization/${organization}/template`;
+    before(async () => {
+      organization = await createOrganization(context.server);
+      // Eight templates of 200 KiB, besides the three small defaults: about 1.6 MiB in all.
+      for (let i = 0; i < 8; i++) await createTemplate(context.server, organization, { name: `big-${i}`, tcl: bigTcl(200) });
+    });
+
+    it('refuses an include larger than one answer may hold, and says to page instead', async () => {
+      const errors = assertError(await context.server.get(`/api/v1/organization/${organization}?include=template`), 400);
+      const error = errors[0] as { code?: string; detail: string; source?: { parameter?: string } };
+      assert.equal(error.source?.parameter, 'include');
+      assert.match(error.detail, /MiB.*page/);
+      assert.equal((await context.server.get(`/api/v1/organization/${organization}?include=team`)).status, 200);
+    });
+
+    it('refuses a page larger than one answer may hold, and serves every record a smaller page at a time', async () => {
+      const refused = assertError(await context.server.get(templates()), 400);
+      assert.equal((refused[0] as { source?: { parameter?: string } }).source?.parameter, 'page');
+      const seen: string[] = [];
+      for (let number = 1; number <= 4; number++) {
+        const page = await context.server.get(`${templates()}?page[number]=${number}&page[size]=3&fields[template]=name`);
+        assert.equal(page.status, 200, page.text);
+        seen.push(...page.body.data.map((t: { attributes: { name: string } }) => t.attributes.name));
+      }
+      assert.equal(seen.length, 11);
+      assert.equal(seen.filter((name) => name.startsWith('big-')).length, 8);
+    });
+
+    it('builds concurrent answers in turn when together they would hold more than the total, and answers all of them', async () => {
+      const reads = Array.from({ length: 16 }, (_, i) => context.server.get(`${templates()}?page[number]=${(i % 3) + 2}&page[size]=4`));
+      const answers = await Promise.all(reads);
+      for (const answer of answers) assert.equal(answer.status, 200, answer.text);
+      assert.equal((await context.server.get('/healthz', { token: null })).status, 200);
+    });
+  },
+);
+
+describe('the memory of answers being built', () => {
+  it('makes a read wait while others hold the total, and lets waiting reads in, in order, as memory is given back', async () => {
+    const memory = new ResponseMemory(100, 150);
+    const order: string[] = [];
+    const first = memory.budget();
+    await first.reserve(100, () => new ApiError(400, { code: 'x', detail: 'x' }));
+    const second = memory.budget();
+    const third = memory.budget();
+    const refusal = () => new ApiError(400, { code: 'x', detail: 'x' });
+    const waiting = [
+      second.reserve(80, refusal).then(() => order.push('second')),
+      third.reserve(30, refusal).then(() => order.push('third')),
+    ];
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(order, [], 'both wait: the second does not fit, and the third does not pass it');
+    first.release();
+    await Promise.all(waiting);
+    assert.deepEqual(order, ['second', 'third']);
+    await assert.rejects(memory.budget().reserve(101, refusal), ApiError);
+  });
+});

@@ -1,0 +1,84 @@
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { TokenSigner } from '../src/auth/tokens.ts';
+import { cliScript, createDatabase, type StoreKind } from './harness.ts';
+
+/** A `stratum serve` process of the test's own, for what the harness hides: its signals, exit code and last lines. */
+export interface ServeProcess {
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  url: string;
+  env: Record<string, string>;
+  /** Every stdout line so far, parsed. */
+  lines: Record<string, unknown>[];
+  exited: Promise<{ code: number | null; at: number }>;
+  cleanup(): Promise<void>;
+}
+
+export async function startServe(kind: StoreKind, extraEnv: Record<string, string> = {}): Promise<ServeProcess> {
+  const env: Record<string, string> = {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    STRATUM_TOKEN_KEY: randomBytes(32).toString('base64url'),
+    STRATUM_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'stratum-serve-')),
+    DATABASE_URL: '',
+    STRATUM_ENCRYPTION_KEY: '',
+    ...extraEnv,
+  };
+  let drop = () => Promise.resolve();
+  if (kind === 'postgres') {
+    const database = await createDatabase();
+    env.DATABASE_URL = database.url;
+    env.STRATUM_ENCRYPTION_KEY = randomBytes(32).toString('base64');
+    drop = database.drop;
+  }
+  const child = spawn(process.execPath, [cliScript, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: Record<string, unknown>[] = [];
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
+    child.once('exit', (code) => resolve({ code, at: Date.now() })),
+  );
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = JSON.parse(buffered.slice(0, newline)) as Record<string, unknown>;
+        buffered = buffered.slice(newline + 1);
+        lines.push(line);
+        if (typeof line.address === 'string') resolve(line.address);
+      }
+    });
+    void exited.then(({ code }) => reject(new Error(`stratum serve exited with ${String(code)}: ${stderr}`)));
+  });
+  return {
+    child,
+    url,
+    env,
+    lines,
+    exited,
+    cleanup: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await exited;
+      }
+      await drop();
+      fs.rmSync(env.STRATUM_DATA_DIR ?? '', { recursive: true, force: true });
+    },
+  };
+}
+
+/** An administrator token signed with a server's key. */
+export async function adminTokenFor(key: string): Promise<string> {
+  const { token } = await new TokenSigner(key, 'STRATUM_ADMIN').sign({
+    subject: 'admin@example.com',
+    groups: ['STRATUM_ADMIN'],
+    ttlSeconds: 600,
+  });
+  return token;
+}

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { stratum } from './cli-run.ts';
+import { eventually, storeKinds } from './harness.ts';
+import { requestHead } from './raw-http.ts';
+import { adminTokenFor, startServe, type ServeProcess } from './serve-process.ts';
+
+/** Opens a connection and sends a create whose body stops halfway: a request in flight until the rest comes. */
+async function halfSentCreate(server: ServeProcess, name: string): Promise<{ finish: () => void; answer: Promise<string> }> {
+  const token = await adminTokenFor(server.env.STRATUM_TOKEN_KEY ?? '');
+  const { hostname, port } = new URL(server.url);
+  const socket = net.connect({ host: hostname, port: Number(port) });
+  await new Promise<void>((resolve) => socket.once('connect', resolve));
+  const body = JSON.stringify({ data: { type: 'organization', attributes: { name } } });
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/vnd.api+json', 'content-length': body.length };
+  socket.write(requestHead('POST', '/api/v1/organization', headers) + body.slice(0, 10));
+  let text = '';
+  socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  const answer = new Promise<string>((resolve) => {
+    socket.on('close', () => resolve(text));
+    socket.on('error', () => undefined);
+  });
+  return { finish: () => socket.write(body.slice(10)), answer };
+}
+
+const stoppingLine = (server: ServeProcess) =>
+  eventually(
+    'the stopping line',
+    () =>
+      assert.ok(
+        server.lines.some((l) => String(l.msg).startsWith('stopping')),
+        JSON.stringify(server.lines.map((l) => l.msg)),
+      ),
+    // The machine may be busy with other test files.
+    { timeoutMs: 15000 },
+  );
+
+for (const kind of storeKinds) {
+  describe(`stopping on a signal (${kind})`, () => {
+    it('stops accepting at once, finishes the request in flight, closes the store and exits 0 with a last "stopped" line', async () => {
+      const server = await startServe(kind);
+      try {
+        const inFlight = await halfSentCreate(server, `in-flight-${kind}`);
+        await sleep(100);
+        server.child.kill('SIGTERM');
+        await stoppingLine(server);
+        await assert.rejects(fetch(`${server.url}/healthz`), 'a new connection was accepted while stopping');
+        await sleep(300);
+        inFlight.finish();
+        const answer = await inFlight.answer;
+        assert.match(answer, /^HTTP\/1\.1 201 /);
+        const { code } = await server.exited;
+        assert.equal(code, 0);
+        const last = server.lines.at(-1);
+        assert.equal(last?.msg, 'stopped');
+        assert.equal(last.cutShort, false);
+        // The store is closed: the data folder's lock is free for the next process.
+        if (kind === 'sqlite') assert.equal(stratum(['migrate'], server.env).status, 0);
+      } finally {
+        await server.cleanup();
+      }
+    });
+
+    it('closes a request still in flight at the deadline, then exits 1', async () => {
+      const server = await startServe(kind, { STRATUM_SHUTDOWN_TIMEOUT_MS: '1000' });
+      try {
+        const inFlight = await halfSentCreate(server, `cut-short-${kind}`);
+        await sleep(100);
+        const signalled = Date.now();
+        server.child.kill('SIGTERM');
+        const { code, at } = await server.exited;
+        const waited = at - signalled;
+        assert.equal(code, 1);
+        assert.ok(waited >= 900 && waited < 5000, `exited ${waited} ms after the signal, with a 1000 ms deadline`);
+        await inFlight.answer;
+        assert.ok(server.lines.some((l) => String(l.msg).startsWith('shutdown deadline passed')));
+        assert.deepEqual({ msg: server.lines.at(-1)?.msg, cutShort: server.lines.at(-1)?.cutShort }, { msg: 'stopped', cutShort: true });
+        if (kind === 'sqlite') assert.equal(stratum(['migrate'], server.env).status, 0, 'the data folder is still locked');
+      } finally {
+        await server.cleanup();
+      }
+    });
+
+    it('exits at once on a second signal', async () => {
+      const server = await startServe(kind, { STRATUM_SHUTDOWN_TIMEOUT_MS: '60000' });
+      try {
+        await halfSentCreate(server, `impatient-${kind}`);
+        await sleep(100);
+        server.child.kill('SIGINT');
+        await stoppingLine(server);
+        const signalled = Date.now();
+        server.child.kill('SIGINT');
+        const { code, at } = await server.exited;
+        assert.equal(code, 1);
+        assert.ok(at - signalled < 3000, `took ${at - signalled} ms`);
+        assert.ok(server.lines.some((l) => l.msg === 'second signal: exiting at once'));
+      } finally {
+        await server.cleanup();
+      }
+    });
+  });
+}

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import pg from 'pg';
+import { stratum } from './cli-run.ts';
+import { createDatabase, storeKinds, TestServer } from './harness.ts';
+
+const user = os.userInfo().username;
+const key = randomBytes(32).toString('base64');
+const serve = (env: Record<string, string>) => stratum(['serve'], { PORT: '0', HOST: '127.0.0.1', ...env });
+
+describe('start-up diagnostics', { skip: !storeKinds.includes('postgres') && 'PostgreSQL is not among the test stores' }, () => {
+  it('reports every configuration problem, the missing encryption key included, before touching the database', async () => {
+    const database = await createDatabase();
+    try {
+      const result = serve({ DATABASE_URL: database.url, STRATUM_MAX_CONNECTIONS: 'lots' });
+      assert.equal(result.status, 1);
+      assert.match(result.stderr, /STRATUM_ENCRYPTION_KEY is required with DATABASE_URL/);
+      assert.match(result.stderr, /STRATUM_MAX_CONNECTIONS must be an integer/);
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ n: number }>(
+          "select count(*)::int as n from information_schema.tables where table_schema = 'public'",
+        );
+        assert.equal(rows[0]?.n, 0, 'the migrations ran before the configuration was checked');
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('a server that is not there: names DATABASE_URL without its password, and says what to check', () => {
+    const result = serve({ DATABASE_URL: 'postgres://stratum:s3cret-pw@127.0.0.1:1/stratum', STRATUM_ENCRYPTION_KEY: key });
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /cannot connect to the database at DATABASE_URL=postgres:\/\/stratum:\*\*\*@127\.0\.0\.1:1\/stratum/);
+    assert.match(result.stderr, /nothing accepts connections at 127\.0\.0\.1:1\. Is PostgreSQL running there\?/);
+    assert.doesNotMatch(result.stderr, /s3cret-pw|migration/);
+  });
+
+  it('a database that does not exist: says so and how to create it', () => {
+    const name = `stratum_missing_${randomBytes(4).toString('hex')}`;
+    const result = serve({ DATABASE_URL: `postgres://${user}@127.0.0.1:5432/${name}`, STRATUM_ENCRYPTION_KEY: key });
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, new RegExp(`the database "${name}" does not exist\\. Create it \\(createdb -h 127\\.0\\.0\\.1 -p 5432`));
+  });
+
+  it('a role that does not exist: says so and how to create it', () => {
+    const role = `stratum_nobody_${randomBytes(4).toString('hex')}`;
+    const result = serve({ DATABASE_URL: `postgres://${role}:pw@127.0.0.1:5432/test`, STRATUM_ENCRYPTION_KEY: key });
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, new RegExp(`the role "${role}" does not exist\\. Create it \\(CREATE ROLE "${role}" LOGIN`));
+    assert.doesNotMatch(result.stderr, /:pw@/);
+  });
+
+  it('stratum check reports the same, as a problem to fix, and exits 1', () => {
+    const result = stratum(['check'], { DATABASE_URL: 'postgres://stratum:s3cret-pw@127.0.0.1:1/stratum', STRATUM_ENCRYPTION_KEY: key });
+    assert.equal(result.status, 1);
+    assert.match(
+      result.stdout,
+      /FAIL {2}database +cannot connect to the database at DATABASE_URL=postgres:\/\/stratum:\*\*\*@127\.0\.0\.1:1\/stratum/,
+    );
+    assert.match(result.stderr, /check found 1 problem\(s\) to fix/);
+    assert.doesNotMatch(result.stdout + result.stderr, /s3cret-pw/);
+  });
+});
+
+describe('start-up on the embedded store', () => {
+  it('a database file that is not SQLite: says which file, and to restore a backup', () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stratum-notadb-'));
+    fs.writeFileSync(path.join(dataDir, 'stratum.db'), 'this is not a database, it is a note left here by mistake'.repeat(100));
+    const result = serve({ STRATUM_DATA_DIR: dataDir });
+    assert.equal(result.status, 1);
+    assert.match(
+      result.stderr,
+      new RegExp(`stratum\\.db in the data folder ${dataDir} \\(STRATUM_DATA_DIR\\) is not a readable SQLite database`),
+    );
+    assert.match(result.stderr, /Restore it from a backup/);
+  });
+
+  it('the listening line gives the bound address, the docs, the first token command and the key fingerprint', async () => {
+    const server = await TestServer.start('sqlite');
+    try {
+      const line = server.logs.map((text) => JSON.parse(text) as Record<string, unknown>).find((l) => typeof l.address === 'string');
+      assert.ok(line !== undefined);
+      assert.equal(line.address, server.url);
+      assert.equal(line.docs, `${server.url}/api/docs`);
+      assert.equal(line.openapi, `${server.url}/api/openapi.json`);
+      assert.match(String(line.firstToken), /npx stratum token --subject you@example\.com --groups STRATUM_ADMIN$/);
+      const fingerprint = createHash('sha256')
+        .update(server.env.STRATUM_TOKEN_KEY ?? '')
+        .digest('hex')
+        .slice(0, 12);
+      assert.equal(line.signingKey, fingerprint);
+      assert.match(
+        String(line.msg),
+        new RegExp(`^listening on ${server.url}; API docs at ${server.url}/api/docs; mint a first administrator token with: `),
+      );
+      const port = new URL(server.url).port;
+      const taken = serve({ PORT: port, STRATUM_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'stratum-port-')) });
+      assert.equal(taken.status, 1);
+      assert.match(taken.stderr, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is in use by another process`));
+    } finally {
+      await server.stop();
+    }
+  });
+});

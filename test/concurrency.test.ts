@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { before, it } from 'node:test';
-import { createCollection, createOrganization, createRecord, createWorkspace, describeEachStore, resourceDocument } from './harness.ts';
+import pg from 'pg';
+import {
+  createCollection,
+  createOrganization,
+  createRecord,
+  createWorkspace,
+  describeEachStore,
+  eventually,
+  resourceDocument,
+} from './harness.ts';
 
 /** How many answers had each status, e.g. {204: 1, 412: 49}. */
 function tally(statuses: number[]): Record<number, number> {
@@ -90,6 +99,45 @@ describeEachStore('concurrent writes', (context) => {
         ...ids.map((id) => context.server.patch(`${items}/${id}`, resourceDocument('item', { description: 'x' }, { id }))),
       ]);
       for (const answer of answers) assert.ok([204, 404].includes(answer.status), `${answer.status}: ${answer.text}`);
+    }
+  });
+
+  it('runs a write again when PostgreSQL picks it as the victim of a deadlock, and answers as if nothing happened', async (t) => {
+    if (context.kind !== 'postgres') {
+      t.skip('SQLite has one writer at a time, so its writes cannot deadlock');
+      return;
+    }
+    const workspace = await createWorkspace(context.server, organization);
+    const variable = await createRecord(context.server, `/api/v1/workspace/${workspace}/variable`, 'variable', {
+      key: 'K',
+      value: 'v',
+      category: 'ENV',
+    });
+    // Another session holds the variable and then asks for the workspace, while the server's delete
+    // holds the workspace and, cascading, asks for the variable: a deadlock. The other session waits
+    // longer before looking for one, so PostgreSQL makes the server's transaction the victim.
+    const other = new pg.Client({ connectionString: context.server.env.DATABASE_URL });
+    await other.connect();
+    try {
+      await other.query("set deadlock_timeout = '10s'");
+      await other.query('begin');
+      await other.query('select id from variable where id = $1 for update', [variable]);
+      const deleted = context.server.delete(`/api/v1/workspace/${workspace}`);
+      await eventually("the server's delete to wait for the variable", async () => {
+        // Inside a transaction, the activity view is read once and kept unless cleared.
+        await other.query('select pg_stat_clear_snapshot()');
+        const waiting = await other.query(
+          "select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike 'delete from%'",
+        );
+        assert.equal(waiting.rowCount, 1);
+      });
+      await other.query('select id from workspace where id = $1 for update', [workspace]);
+      await other.query('rollback');
+      const answer = await deleted;
+      assert.equal(answer.status, 204, answer.text);
+      assert.equal((await context.server.get(`/api/v1/workspace/${workspace}`)).status, 404);
+    } finally {
+      await other.end();
     }
   });
 });

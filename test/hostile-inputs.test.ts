@@ -1907,7 +1907,23 @@ interface Answer {
   text: string;
 }
 
-function send(base: URL, wire: Wire): Promise<Answer> {
+/**
+ * Sends a request and reads its answer. A server that refuses a request on its headers alone (401,
+ * 413, 415) answers and closes the connection while the body is still being sent; the socket then
+ * fails to write (EPIPE, ECONNRESET) and, depending on timing, the answer already on the wire is
+ * lost with it. Such a request is sent once more: its answer depends on the headers only.
+ */
+async function send(base: URL, wire: Wire): Promise<Answer> {
+  try {
+    return await sendOnce(base, wire);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (wire.body === undefined || (code !== 'EPIPE' && code !== 'ECONNRESET')) throw error;
+    return sendOnce(base, wire);
+  }
+}
+
+function sendOnce(base: URL, wire: Wire): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const body = wire.body === undefined ? undefined : Buffer.from(wire.body, 'utf8');
     const headers = { ...wire.headers };

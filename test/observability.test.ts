@@ -143,6 +143,7 @@ describeEachStore('Prometheus metrics', { env: { STRATUM_METRICS_PORT: '0' } }, 
       text,
       /^stratum_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/api\/v1\/organization\/:organizationId",status="200"\} \d+$/m,
     );
+    assert.equal(value('stratum_http_requests_in_flight'), 0, 'every request was answered');
     assert.ok(value(`stratum_database_connections_max{store="${context.kind}"}`) >= 1);
     assert.ok(value(`stratum_database_connections{store="${context.kind}"}`) >= 1);
     assert.equal(value(`stratum_database_waiting_queries{store="${context.kind}"}`), 0);

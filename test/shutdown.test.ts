@@ -25,6 +25,23 @@ async function halfSentCreate(server: ServeProcess, name: string): Promise<{ fin
   return { finish: () => socket.write(body.slice(10)), answer };
 }
 
+/**
+ * Waits until the server has the request's headers and is waiting for the rest: a request in flight.
+ * Only then does a stop have one to wait for; a connection whose headers are still unread is idle.
+ */
+async function inFlightRequests(server: ServeProcess, count: number): Promise<void> {
+  const url = await eventually('the metrics listener', () => {
+    const line = server.lines.find((l) => l.msg === 'metrics listening');
+    assert.ok(line !== undefined);
+    return String(line.metrics);
+  });
+  await eventually(
+    `${count} request(s) in flight`,
+    async () => assert.match(await (await fetch(url)).text(), new RegExp(`^stratum_http_requests_in_flight ${count}$`, 'm')),
+    { timeoutMs: 15000 },
+  );
+}
+
 const stoppingLine = (server: ServeProcess) =>
   eventually(
     'the stopping line',
@@ -40,10 +57,10 @@ const stoppingLine = (server: ServeProcess) =>
 for (const kind of storeKinds) {
   describe(`stopping on a signal (${kind})`, () => {
     it('stops accepting at once, finishes the request in flight, closes the store and exits 0 with a last "stopped" line', async () => {
-      const server = await startServe(kind);
+      const server = await startServe(kind, { STRATUM_METRICS_PORT: '0' });
       try {
         const inFlight = await halfSentCreate(server, `in-flight-${kind}`);
-        await sleep(100);
+        await inFlightRequests(server, 1);
         server.child.kill('SIGTERM');
         await stoppingLine(server);
         await assert.rejects(fetch(`${server.url}/healthz`), 'a new connection was accepted while stopping');
@@ -64,10 +81,10 @@ for (const kind of storeKinds) {
     });
 
     it('closes a request still in flight at the deadline, then exits 1', async () => {
-      const server = await startServe(kind, { STRATUM_SHUTDOWN_TIMEOUT_MS: '1000' });
+      const server = await startServe(kind, { STRATUM_SHUTDOWN_TIMEOUT_MS: '1000', STRATUM_METRICS_PORT: '0' });
       try {
         const inFlight = await halfSentCreate(server, `cut-short-${kind}`);
-        await sleep(100);
+        await inFlightRequests(server, 1);
         const signalled = Date.now();
         server.child.kill('SIGTERM');
         const { code, at } = await server.exited;
@@ -84,10 +101,10 @@ for (const kind of storeKinds) {
     });
 
     it('exits at once on a second signal', async () => {
-      const server = await startServe(kind, { STRATUM_SHUTDOWN_TIMEOUT_MS: '60000' });
+      const server = await startServe(kind, { STRATUM_SHUTDOWN_TIMEOUT_MS: '60000', STRATUM_METRICS_PORT: '0' });
       try {
         await halfSentCreate(server, `impatient-${kind}`);
-        await sleep(100);
+        await inFlightRequests(server, 1);
         server.child.kill('SIGINT');
         await stoppingLine(server);
         const signalled = Date.now();

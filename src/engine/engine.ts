@@ -4,7 +4,7 @@ import type { Registry, ResourceDeclaration } from '../model/index.js';
 import type { PolicyTable } from '../policy/rules.js';
 import type { SecretCipher } from '../secrets/cipher.js';
 import type { Database, Store } from '../store/database.js';
-import { databaseApiError } from '../store/failures.js';
+import { databaseApiError, retryOnContention } from '../store/failures.js';
 import type { ResponseBudget, ResponseMemory } from './response-memory.js';
 
 /** What the operations on records need: the declarations, who may write them, the store and the secrets' key. */
@@ -43,7 +43,8 @@ export async function inTransaction<T>(scope: Scope, resource: ResourceDeclarati
 /**
  * Runs a write: as one transaction when `atomic`, else statement by statement (each committed and
  * flushed as it runs), for a write that is one statement after its reads. Inside an open transaction
- * it is part of that one either way. Database failures leave as API errors.
+ * it is part of that one either way; a transaction of its own runs again when it loses to a
+ * concurrent one. Database failures leave as API errors.
  */
 export async function inWrite<T>(
   scope: Scope,
@@ -52,8 +53,9 @@ export async function inWrite<T>(
   work: (scope: Scope) => Promise<T>,
 ): Promise<T> {
   try {
-    if (!atomic || scope.db.isTransaction) return await work(scope);
-    return await scope.db.transaction().execute((trx) => work({ ...scope, db: trx }));
+    if (scope.db.isTransaction) return await work(scope);
+    if (!atomic) return await retryOnContention(() => work(scope));
+    return await retryOnContention(() => scope.db.transaction().execute((trx) => work({ ...scope, db: trx })));
   } catch (error) {
     throw databaseApiError(error, resource) ?? error;
   }

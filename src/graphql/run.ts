@@ -16,6 +16,7 @@ import {
 import type { Caller } from '../auth/caller.js';
 import { scopeOf, type Engine, type Scope } from '../engine/engine.js';
 import { ApiError } from '../errors.js';
+import { databaseApiError, isContention, retryOnContention } from '../store/failures.js';
 import type { UnmodeledRecord } from '../model/index.js';
 import { RequestContext } from './context.js';
 import { apiErrorObjects, resultErrors, type GraphQLErrorObject, type UnexpectedError } from './errors.js';
@@ -92,12 +93,19 @@ async function run(schema: GraphQLSchema, scope: Scope, request: GraphQLRequest,
     return overflow === undefined ? shaped(result, unexpected) : { errors: apiErrorObjects(overflow) };
   }
   try {
-    return await scope.db.transaction().execute(async (db) => {
-      const { result, overflow } = await executeAs(new RequestContext({ ...scope, db }, true));
-      if ((result.errors ?? []).length > 0 || overflow !== undefined) throw new RolledBack(result.errors ?? [], overflow);
-      return shaped(result, unexpected);
-    });
+    return await retryOnContention(() =>
+      scope.db.transaction().execute(async (db) => {
+        const { result, overflow } = await executeAs(new RequestContext({ ...scope, db }, true));
+        // A mutation that lost to a concurrent transaction runs again from the start.
+        const contention = result.errors?.map((error) => error.originalError).find(isContention);
+        if (contention !== undefined) throw contention;
+        if ((result.errors ?? []).length > 0 || overflow !== undefined) throw new RolledBack(result.errors ?? [], overflow);
+        return shaped(result, unexpected);
+      }),
+    );
   } catch (error) {
+    const contention = error instanceof ApiError ? error : databaseApiError(error);
+    if (isContention(error) && contention !== undefined) return { data: null, errors: apiErrorObjects(contention) };
     if (!(error instanceof RolledBack)) throw error;
     return { data: null, errors: error.overflow === undefined ? resultErrors(error.errors, unexpected) : apiErrorObjects(error.overflow) };
   }

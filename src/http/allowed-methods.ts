@@ -19,11 +19,12 @@ export class AllowedMethods {
     for (const method of typeof methods === 'string' ? [methods] : methods) this.routes.push({ method, pattern, catchAll });
   }
 
-  /** The methods a path answers, when some route other than a catch-all matches it; undefined otherwise. */
+  /** The methods the routes other than catch-alls answer at a path; undefined when none matches it. */
   of(url: string): string[] | undefined {
     const path = withoutTrailingSlash(url.split('?')[0] ?? url);
-    const matching = this.routes.filter((route) => route.pattern.test(path));
-    if (!matching.some((route) => !route.catchAll)) return undefined;
+    // A catch-all's method (OPTIONS for preflights, which it answers only to allowed origins) is not one the path answers.
+    const matching = this.routes.filter((route) => !route.catchAll && route.pattern.test(path));
+    if (matching.length === 0) return undefined;
     const methods = new Set(matching.map((route) => route.method));
     if (methods.has('GET')) methods.add('HEAD');
     return [...methods].sort();

@@ -11,7 +11,7 @@ const preflightMaxAgeSeconds = 600;
  * before authentication, on the whole server: a preflight carries no token, and every answer to an
  * allowed origin, a 401 included, must carry the headers or the page cannot read it (a 401 is how
  * the UI learns to sign in again). A request from any other origin, or without one, gets no CORS
- * header at all, and its preflight the 404 of an unknown endpoint.
+ * header at all, and its preflight the 405 of a method the path does not answer (404 on an unknown path).
  */
 export const crossOrigin = fp(
   async (app: FastifyInstance, { origins }: { origins: readonly string[] }) => {

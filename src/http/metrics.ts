@@ -17,6 +17,8 @@ export class Metrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly duration: Histogram<'method' | 'route' | 'status'>;
+  /** Requests arrived and not yet answered: what a stop waits for, and a sign of a backlog. */
+  readonly inFlight: Gauge;
 
   constructor(store: Store) {
     collectDefaultMetrics({ register: this.registry });
@@ -31,6 +33,11 @@ export class Metrics {
       help: 'Time from a request arriving to its answer being sent, by route pattern, method and status.',
       labelNames: ['method', 'route', 'status'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [this.registry],
+    });
+    this.inFlight = new Gauge({
+      name: 'stratum_http_requests_in_flight',
+      help: 'HTTP requests whose headers have arrived and whose answer has not been sent yet.',
       registers: [this.registry],
     });
     const pool = (name: string, help: string, read: (use: ReturnType<Store['poolUse']>) => number) =>
@@ -60,9 +67,15 @@ export class Metrics {
   }
 }
 
-/** Counts every answered request into the metrics. */
+/** Counts every answered request into the metrics, and the requests not answered yet. */
 export const requestMetrics = fp(
   (app: FastifyInstance, { metrics }: { metrics: Metrics }) => {
+    app.addHook('onRequest', (_request, reply, done) => {
+      metrics.inFlight.inc();
+      // 'close' comes once for every response, also one cut short by the client or a stop.
+      reply.raw.once('close', () => metrics.inFlight.dec());
+      done();
+    });
     app.addHook('onResponse', (request, reply, done) => {
       metrics.observe(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
       done();

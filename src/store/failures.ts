@@ -4,7 +4,12 @@ import { columnOf, type ResourceDeclaration } from '../model/index.js';
 
 /** A database failure the API can explain, reduced to what both stores have in common. */
 export type DatabaseFailure =
-  { kind: 'unique'; columns: string[] } | { kind: 'foreignKey' } | { kind: 'missing' } | { kind: 'outOfRange' } | { kind: 'unavailable' };
+  | { kind: 'unique'; columns: string[] }
+  | { kind: 'foreignKey' }
+  | { kind: 'missing' }
+  | { kind: 'outOfRange' }
+  | { kind: 'unavailable' }
+  | { kind: 'contention' };
 
 const postgresUnavailable = new Set(['57P01', '57P02', '57P03', '53300', '53000', '08000', '08001', '08003', '08004', '08006']);
 const networkUnavailable = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
@@ -28,6 +33,9 @@ export function classifyDatabaseError(error: unknown): DatabaseFailure | undefin
   }
   if (code === '23503') return { kind: 'foreignKey' };
   if (code === '23502') return { kind: 'missing' };
+  // deadlock_detected, serialization_failure: the transaction lost to a concurrent one and was rolled
+  // back whole, so running it again is safe (see retryOnContention).
+  if (code === '40P01' || code === '40001') return { kind: 'contention' };
   // statement_timeout: the database was too slow for this request, as if unavailable for it.
   if (code === '57014') return { kind: 'unavailable' };
   if (typeof code === 'string' && postgresOutOfRange.has(code)) return { kind: 'outOfRange' };
@@ -88,6 +96,38 @@ export function databaseApiError(error: unknown, resource?: ResourceDeclaration)
       return new ApiError(400, { code: 'invalid_value', detail: 'A value is outside what the database can store or compare.' });
     case 'unavailable':
       return unavailable();
+    case 'contention': {
+      const error = new ApiError(503, { code: contentionCode, detail: 'Concurrent writes kept this one from completing; retry shortly.' });
+      error.headers['retry-after'] = '1';
+      return error;
+    }
+  }
+}
+
+const contentionCode = 'write_contention';
+
+/** A transaction lost to a concurrent one: the database's failure, or the API error it became inside a batch. */
+export function isContention(error: unknown): boolean {
+  if (error instanceof ApiError) return error.problems.some((problem) => problem.code === contentionCode);
+  return classifyDatabaseError(error)?.kind === 'contention';
+}
+
+const contentionAttempts = 4;
+
+/**
+ * Runs a transaction again when the database rolled it back because it lost to a concurrent one
+ * (PostgreSQL's deadlock detector picks a victim; cascading deletes and inserts under the same parent
+ * can lock rows in opposite orders). `work` must be the whole transaction, so each attempt starts over.
+ */
+export async function retryOnContention<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= contentionAttempts || !isContention(error)) throw error;
+      // A random pause, growing with each attempt, so the same transactions do not meet again in step.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+    }
   }
 }
 

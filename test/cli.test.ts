@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { stratum } from './cli-run.ts';
-import { createDatabase, describeEachStore, mint, resourceDocument, TestServer } from './harness.ts';
+import { cliScript, createDatabase, describeEachStore, mint, resourceDocument, TestServer } from './harness.ts';
 
 const version = (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const commands = ['serve', 'migrate', 'check', 'token', 'tokens', 'backup', 'rotate-encryption-key'];
@@ -16,6 +18,17 @@ describe('stratum usage', () => {
     assert.equal(result.stderr, '');
     for (const command of commands) assert.match(result.stdout, new RegExp(`^  ${command}\\b`, 'm'), `${command} is missing from the help`);
     assert.match(result.stdout, /Exit codes: 0 done, 1 failed/);
+  });
+
+  it('stops quietly with status 0 when the reader of its output closes the pipe early', async () => {
+    // `stratum --help | head -1`: the reader goes away after the first line.
+    const child = spawn(process.execPath, [cliScript, '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.destroy();
+    const [code] = (await once(child, 'exit')) as [number | null];
+    assert.equal(stderr, '');
+    assert.equal(code, 0);
   });
 
   it('`help CMD` and `CMD --help` print the same usage of that command on stdout and exit 0', () => {

@@ -37,9 +37,12 @@ export async function startServe(kind: StoreKind, extraEnv: Record<string, strin
   }
   const child = spawn(process.execPath, [cliScript, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: Record<string, unknown>[] = [];
-  const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
-    child.once('exit', (code) => resolve({ code, at: Date.now() })),
-  );
+  // 'exit' can come before the last lines have been read from stdout; 'close' comes after them.
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) => {
+    let at: number | undefined;
+    child.once('exit', () => (at = Date.now()));
+    child.once('close', (code) => resolve({ code, at: at ?? Date.now() }));
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {

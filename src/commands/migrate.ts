@@ -1,4 +1,6 @@
+import { embeddedSigningKey } from '../auth/signing-key.js';
 import { loadConfig } from '../config.js';
+import { openSecretCipher } from '../secrets/encryption-key.js';
 import { MissingStoreError } from '../store/connection-failures.js';
 import { connectStore } from '../store/database.js';
 import { migrateToLatest, migrationStatus } from '../store/migrate.js';
@@ -49,6 +51,12 @@ export async function migrate(options: { check?: boolean; init?: boolean }): Pro
       throw new CommandFailure(`${where} was migrated by a newer Stratum (${before.unknown.join(', ')}): use that version or a later one`);
     }
     const applied = await migrateToLatest(store.db, store.dialect);
+    // A new embedded store is made whole, with the keys a server would generate at its first start,
+    // so that `stratum check` finds nothing missing and `stratum token` can sign at once.
+    if (options.init === true && config.databaseUrl === undefined) {
+      embeddedSigningKey(config);
+      await openSecretCipher(config, store);
+    }
     process.stdout.write(
       applied.length === 0
         ? `${where} is up to date (${before.applied.length} migrations applied)\n`

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { columnOf, type Attribute, type ResourceDeclaration } from '../src/model/index.ts';
+import { columnOf, isNeverNull, type Attribute, type ResourceDeclaration } from '../src/model/index.ts';
 import { registry } from '../src/resources/index.ts';
 import { describeEachStore, type StoreKind, type TestServer } from './harness.ts';
 
@@ -97,21 +97,6 @@ async function readPostgres(server: TestServer, table: string): Promise<TableSha
   };
 }
 
-/** Whether the declaration promises a value is never null, which the schema must then enforce. */
-function neverNull(attribute: Attribute): boolean {
-  switch (attribute.kind) {
-    case 'boolean':
-    case 'integer':
-      return true;
-    case 'text':
-      return !attribute.nullable;
-    case 'enum':
-      return attribute.required || attribute.default !== null;
-    case 'timestamp':
-      return !attribute.nullable;
-  }
-}
-
 /** The column default the schema must hold for an attribute, or undefined when the engine supplies it. */
 function schemaDefault(attribute: Attribute): string | undefined {
   if (attribute.kind === 'boolean') return attribute.default ? '1' : '0';
@@ -146,7 +131,7 @@ function compare(kind: StoreKind, resource: ResourceDeclaration, actual: TableSh
   for (const [name, attribute] of Object.entries(resource.attributes)) {
     const column = actual.columns.get(columnOf(name));
     if (column === undefined) continue;
-    if (neverNull(attribute) && !column.notNull) problems.push(`${where}.${columnOf(name)} may hold null, but ${name} never is`);
+    if (isNeverNull(attribute) && !column.notNull) problems.push(`${where}.${columnOf(name)} may hold null, but ${name} never is`);
     const fallback = schemaDefault(attribute);
     if (fallback !== undefined && column.defaultValue !== fallback) {
       problems.push(`${where}.${columnOf(name)} defaults to ${String(column.defaultValue)}, but ${name} to ${fallback}`);

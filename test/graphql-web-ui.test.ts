@@ -167,6 +167,30 @@ const workspaceAccess = (workspaceId: string) => `{
       }
     }`;
 
+/** modules/projects/projectService.ts listProjectAccess */
+const projectAccess = (projectId: string) => `{
+      project(ids: ["${projectId}"]) {
+        edges {
+          node {
+            projectAccess {
+              edges {
+                node {
+                  id
+                  name
+                  role
+                  manageWorkspace
+                  manageState
+                  manageJob
+                  planJob
+                  approveJob
+                }
+              }
+            }
+          }
+        }
+      }
+    }`;
+
 /** sha256 of each query as the UI's source writes it, placeholders included: a changed byte fails the test. */
 const sources: [string, string, string][] = [
   ['organizationList', organizationList(), 'f3f7d61318cd0f270a6fdc69aa053220c72e602226c90416c8ed38c12577caa7'],
@@ -180,6 +204,7 @@ const sources: [string, string, string][] = [
     '73f411c4e3d6859aaa1a2097004133251e1c2f61a870e30391addf2d9aa39c6a',
   ],
   ['workspaceAccess', workspaceAccess('${workspaceId}'), 'db4ab311188de831f7bbc94e65951fe464cceb26a6dc1722638f8950d8a11b9f'],
+  ['projectAccess', projectAccess('${projectId}'), 'c1c4fddd1253f49ac56c8f424abe086216078ce9df2d0677245908051f0da1c6'],
 ];
 
 /** POSTs a query as the UI does: axios with a JSON body, its default Accept, and the caller's token. */
@@ -335,6 +360,13 @@ describeEachStore("the web UI's GraphQL queries", (context) => {
   it("7. a workspace's team access: none yet", async () => {
     assert.deepEqual(await send(context.server, workspaceAccess(workspaces.dns ?? '')), {
       data: { workspace: { edges: [{ node: { access: { edges: [] } } }] } },
+    });
+  });
+
+  it("8. a project's team access (its Teams tab and permission check): none yet", async () => {
+    const project = await createRecord(context.server, `/api/v1/organization/${acme}/project`, 'project', { name: 'networking' });
+    assert.deepEqual(await send(context.server, projectAccess(project)), {
+      data: { project: { edges: [{ node: { projectAccess: { edges: [] } } }] } },
     });
   });
 });

@@ -20,6 +20,7 @@ export const terrakubeConventions: ClientConventions = {
     provider: 'toMany',
     notificationConfiguration: 'toMany',
     access: 'toMany',
+    projectAccess: 'toMany',
   },
 };
 
@@ -31,8 +32,8 @@ export const permissionScopes: readonly string[] = ['workspace'];
 
 /**
  * The records of unmodeled relationships that Terrakube's web UI reads through GraphQL (its
- * notification and workspace access pages), with the fields it asks for: served as empty lists
- * until Stratum models them.
+ * notification, workspace access and project access pages), with the fields it asks for: served as
+ * empty lists until Stratum models them.
  */
 export const unmodeledRecords: Readonly<Record<string, UnmodeledRecord>> = {
   notificationConfiguration: {
@@ -49,6 +50,19 @@ export const unmodeledRecords: Readonly<Record<string, UnmodeledRecord>> = {
   },
   access: {
     on: ['workspace'],
+    fields: {
+      name: 'string',
+      role: 'string',
+      manageState: 'boolean',
+      manageWorkspace: 'boolean',
+      manageJob: 'boolean',
+      planJob: 'boolean',
+      approveJob: 'boolean',
+    },
+  },
+  // A project's Teams tab and its permission check (Terrakube's project_access records).
+  projectAccess: {
+    on: ['project'],
     fields: {
       name: 'string',
       role: 'string',

@@ -35,6 +35,17 @@ export const permissionScopes: readonly string[] = ['workspace'];
  * notification, workspace access and project access pages), with the fields it asks for: served as
  * empty lists until Stratum models them.
  */
+/** What the UI reads of a team's grant on a workspace or a project (Terrakube's access records). */
+const teamAccessFields: UnmodeledRecord['fields'] = {
+  name: 'string',
+  role: 'string',
+  manageState: 'boolean',
+  manageWorkspace: 'boolean',
+  manageJob: 'boolean',
+  planJob: 'boolean',
+  approveJob: 'boolean',
+};
+
 export const unmodeledRecords: Readonly<Record<string, UnmodeledRecord>> = {
   notificationConfiguration: {
     on: ['organization', 'workspace'],
@@ -50,27 +61,11 @@ export const unmodeledRecords: Readonly<Record<string, UnmodeledRecord>> = {
   },
   access: {
     on: ['workspace'],
-    fields: {
-      name: 'string',
-      role: 'string',
-      manageState: 'boolean',
-      manageWorkspace: 'boolean',
-      manageJob: 'boolean',
-      planJob: 'boolean',
-      approveJob: 'boolean',
-    },
+    fields: teamAccessFields,
   },
   // A project's Teams tab and its permission check (Terrakube's project_access records).
   projectAccess: {
     on: ['project'],
-    fields: {
-      name: 'string',
-      role: 'string',
-      manageState: 'boolean',
-      manageWorkspace: 'boolean',
-      manageJob: 'boolean',
-      planJob: 'boolean',
-      approveJob: 'boolean',
-    },
+    fields: teamAccessFields,
   },
 };

@@ -16,7 +16,7 @@ import {
 import type { Caller } from '../auth/caller.js';
 import { scopeOf, type Engine, type Scope } from '../engine/engine.js';
 import { ApiError } from '../errors.js';
-import { databaseApiError, isContention, retryOnContention } from '../store/failures.js';
+import { contentionError, isContention, retryOnContention } from '../store/failures.js';
 import type { UnmodeledRecord } from '../model/index.js';
 import { RequestContext } from './context.js';
 import { apiErrorObjects, resultErrors, type GraphQLErrorObject, type UnexpectedError } from './errors.js';
@@ -104,8 +104,7 @@ async function run(schema: GraphQLSchema, scope: Scope, request: GraphQLRequest,
       }),
     );
   } catch (error) {
-    const contention = error instanceof ApiError ? error : databaseApiError(error);
-    if (isContention(error) && contention !== undefined) return { data: null, errors: apiErrorObjects(contention) };
+    if (isContention(error)) return { data: null, errors: apiErrorObjects(contentionError()) };
     if (!(error instanceof RolledBack)) throw error;
     return { data: null, errors: error.overflow === undefined ? resultErrors(error.errors, unexpected) : apiErrorObjects(error.overflow) };
   }

@@ -30,11 +30,6 @@ export const terrakubeConventions: ClientConventions = {
  */
 export const permissionScopes: readonly string[] = ['workspace'];
 
-/**
- * The records of unmodeled relationships that Terrakube's web UI reads through GraphQL (its
- * notification, workspace access and project access pages), with the fields it asks for: served as
- * empty lists until Stratum models them.
- */
 /** What the UI reads of a team's grant on a workspace or a project (Terrakube's access records). */
 const teamAccessFields: UnmodeledRecord['fields'] = {
   name: 'string',
@@ -46,6 +41,11 @@ const teamAccessFields: UnmodeledRecord['fields'] = {
   approveJob: 'boolean',
 };
 
+/**
+ * The records of unmodeled relationships that Terrakube's web UI reads through GraphQL (its
+ * notification, workspace access and project access pages), with the fields it asks for: served as
+ * empty lists until Stratum models them.
+ */
 export const unmodeledRecords: Readonly<Record<string, UnmodeledRecord>> = {
   notificationConfiguration: {
     on: ['organization', 'workspace'],

@@ -96,15 +96,19 @@ export function databaseApiError(error: unknown, resource?: ResourceDeclaration)
       return new ApiError(400, { code: 'invalid_value', detail: 'A value is outside what the database can store or compare.' });
     case 'unavailable':
       return unavailable();
-    case 'contention': {
-      const error = new ApiError(503, { code: contentionCode, detail: 'Concurrent writes kept this one from completing; retry shortly.' });
-      error.headers['retry-after'] = '1';
-      return error;
-    }
+    case 'contention':
+      return contentionError();
   }
 }
 
 const contentionCode = 'write_contention';
+
+/** The answer to a write that kept losing to concurrent ones after its retries. */
+export function contentionError(): ApiError {
+  const error = new ApiError(503, { code: contentionCode, detail: 'Concurrent writes kept this one from completing; retry shortly.' });
+  error.headers['retry-after'] = '1';
+  return error;
+}
 
 /** A transaction lost to a concurrent one: the database's failure, or the API error it became inside a batch. */
 export function isContention(error: unknown): boolean {

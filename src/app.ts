@@ -39,6 +39,7 @@ import { permissionScopes, registry, unmodeledRecords, writePolicies } from './r
 import { PolicyTable } from './policy/rules.js';
 import type { SecretCipher } from './secrets/cipher.js';
 import type { Store } from './store/database.js';
+import { QueryShapes } from './store/query-shapes.js';
 import { withStatementLog } from './store/statement-log.js';
 import { packageVersion } from './version.js';
 
@@ -97,7 +98,7 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
   capConnections(app.server, config.connections.maxConnections, log);
 
   const memory = new ResponseMemory(config.responseMemory.perAnswer, config.responseMemory.total);
-  const engine: Engine = { registry, policies: new PolicyTable(registry, writePolicies), store, cipher, memory };
+  const engine: Engine = { registry, policies: new PolicyTable(registry, writePolicies), store, cipher, memory, shapes: new QueryShapes() };
   const routes = routesOf(registry);
   const graphql = graphqlService(engine, unmodeledRecords);
   const signer = new TokenSigner(signingKey, config.adminGroup);

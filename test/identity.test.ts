@@ -388,6 +388,16 @@ describeEachStore('identity and access', (context) => {
     assert.equal(noResponse.headers.get('www-authenticate'), 'Bearer');
   });
 
+  it('refuses a token that expires after it was accepted, at its expiry', async () => {
+    // Verified tokens are reused between requests; the reuse must end with the token.
+    const token = await context.server.token({ groups: ['STRATUM_ADMIN'], ttlSeconds: 2 });
+    const expiresMs = (decodeJwt(token).exp ?? 0) * 1000;
+    assert.equal((await context.server.get('/api/v1/organization', { token })).status, 200);
+    assert.equal((await context.server.get('/api/v1/organization', { token })).status, 200);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresMs - Date.now()) + 50));
+    assertRefused(await context.server.get('/api/v1/organization', { token }), /expired/);
+  });
+
   it('refuses a token issued an hour in the future with 401, and accepts one within the clock skew', async () => {
     const key = new TextEncoder().encode(context.server.env.STRATUM_TOKEN_KEY);
     const now = Math.floor(Date.now() / 1000);

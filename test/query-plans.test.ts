@@ -7,6 +7,7 @@ import pg from 'pg';
 import { scopeOf, type Engine } from '../src/engine/engine.ts';
 import { listRecords } from '../src/engine/read.ts';
 import { ResponseMemory } from '../src/engine/response-memory.ts';
+import { QueryShapes } from '../src/store/query-shapes.ts';
 import type { Database } from '../src/model/index.ts';
 import { PolicyTable } from '../src/policy/rules.ts';
 import { parseFilter } from '../src/rsql/parse.ts';
@@ -58,6 +59,7 @@ function engineOver(server: TestServer, statements: LogEvent['query'][]): { engi
     store,
     cipher: new SecretCipher(Buffer.alloc(32)),
     memory: new ResponseMemory(32 * 2 ** 20, 128 * 2 ** 20),
+    shapes: new QueryShapes(),
   };
   return { engine, close: () => db.destroy() };
 }

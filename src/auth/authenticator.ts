@@ -2,7 +2,8 @@ import { decodeJwt } from 'jose';
 import type { ApiTokens } from './api-tokens.js';
 import type { Caller } from './caller.js';
 import type { OidcVerifier } from './oidc.js';
-import { InvalidTokenError, tokenIssuer, type TokenSigner } from './tokens.js';
+import { InvalidTokenError, tokenIssuer, type TokenSigner, type VerifiedToken } from './tokens.js';
+import { VerifiedTokens } from './verified-tokens.js';
 
 /**
  * Turns a bearer token into a caller. The unverified `iss` only chooses the verifier: tokens this
@@ -11,6 +12,8 @@ import { InvalidTokenError, tokenIssuer, type TokenSigner } from './tokens.js';
  * token they were created from; their use is recorded.
  */
 export class Authenticator {
+  private readonly verifiedTokens = new VerifiedTokens();
+
   constructor(
     private readonly signer: TokenSigner,
     private readonly apiTokens: ApiTokens,
@@ -19,6 +22,8 @@ export class Authenticator {
 
   /** `context` goes into the log lines written on the way, such as the request's id. */
   async authenticate(token: string, context: Record<string, unknown> = {}): Promise<Caller> {
+    const verified = this.verifiedTokens.get(token);
+    if (verified !== undefined) return this.ownTokenCaller(token, verified, context);
     let issuer: unknown;
     try {
       issuer = decodeJwt(token).iss;
@@ -26,17 +31,23 @@ export class Authenticator {
       throw new InvalidTokenError('the token is not a JWT');
     }
     if (issuer === tokenIssuer) {
-      const { caller, tracked } = this.signer.verify(token);
-      if (tracked !== undefined) {
-        if (!(await this.apiTokens.isLive(tracked.id, token))) throw new InvalidTokenError('the token has been revoked or has expired');
-        await this.apiTokens.recordUse(tracked.id, context);
-      }
-      return caller;
+      const own = this.signer.verify(token);
+      this.verifiedTokens.remember(token, own);
+      return this.ownTokenCaller(token, own, context);
     }
     if (this.oidc !== undefined && issuer === this.oidc.issuer) return this.oidc.verify(token);
     throw new InvalidTokenError(
       `the token is not valid: its issuer ${describeIssuer(issuer)} is neither this server ("${tokenIssuer}")${this.oidc === undefined ? '' : ' nor the configured OIDC issuer'}`,
     );
+  }
+
+  /** The caller of a verified token of this service's; an API token must also still be live. */
+  private async ownTokenCaller(token: string, { caller, tracked }: VerifiedToken, context: Record<string, unknown>): Promise<Caller> {
+    if (tracked !== undefined) {
+      if (!(await this.apiTokens.isLive(tracked.id, token))) throw new InvalidTokenError('the token has been revoked or has expired');
+      await this.apiTokens.recordUse(tracked.id, context);
+    }
+    return caller;
   }
 }
 

@@ -5,6 +5,7 @@ import type { PolicyTable } from '../policy/rules.js';
 import type { SecretCipher } from '../secrets/cipher.js';
 import type { Database, Store } from '../store/database.js';
 import { databaseApiError, retryOnContention } from '../store/failures.js';
+import type { QueryShapes } from '../store/query-shapes.js';
 import type { ResponseBudget, ResponseMemory } from './response-memory.js';
 
 /** What the operations on records need: the declarations, who may write them, the store and the secrets' key. */
@@ -15,6 +16,8 @@ export interface Engine {
   cipher: SecretCipher;
   /** The memory answers may hold, each and together. */
   memory: ResponseMemory;
+  /** The hottest queries, compiled once per shape for this store. */
+  shapes: QueryShapes;
 }
 
 /** One caller's view of the store: every query made through it is confined to what the caller may see. */

@@ -6,6 +6,7 @@ import { allOf, type Condition } from '../store/conditions.js';
 import { isUuid } from '../store/record-id.js';
 import type { Scope } from './engine.js';
 import { visibilityCondition, type KnownParents } from './visibility.js';
+import { tenancyShape } from '../policy/tenancy.js';
 import type { FilterContext } from '../rsql/compile.js';
 import type { Filter, Page, SortKey } from './options.js';
 import { rowBytesSql, rowsBytes, worstRowBytes } from './response-memory.js';
@@ -22,14 +23,22 @@ export async function findVisible(
   id: string,
   options: { lock?: boolean; pathIds?: readonly string[] } = {},
 ): Promise<Row | undefined> {
-  if (!isUuid(id) || !(options.pathIds ?? []).every(isUuid)) return undefined;
-  const query = scope.db
-    .selectFrom(`${resource.table} as r`)
-    .selectAll('r')
-    .where(sql<SqlBool>`${sql.ref('r.id')} = ${id}`)
-    .where(visibilityCondition(scope, resource, 'r', { pathIds: options.pathIds ?? [] }));
-  const lock = options.lock === true;
-  return (lock && scope.engine.store.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  const pathIds = options.pathIds ?? [];
+  if (!isUuid(id) || !pathIds.every(isUuid)) return undefined;
+  const lock = options.lock === true && scope.engine.store.dialect === 'postgres';
+  const { caller } = scope;
+  const shape = `record ${resource.type} under ${pathIds.length}${lock ? ' locked' : ''} for ${tenancyShape(caller)}`;
+  const query = scope.engine.shapes.compiled<Row>(shape, [id, ...pathIds, ...caller.groups], (values) => {
+    const [idValue, ...rest] = values;
+    const shaped: Scope = { ...scope, caller: { ...caller, groups: rest.slice(pathIds.length) as string[] } };
+    const found = scope.db
+      .selectFrom(`${resource.table} as r`)
+      .selectAll('r')
+      .where(sql<SqlBool>`${sql.ref('r.id')} = ${idValue}`)
+      .where(visibilityCondition(shaped, resource, 'r', { pathIds: rest.slice(0, pathIds.length) as string[] }));
+    return lock ? found.forUpdate() : found;
+  });
+  return (await scope.db.executeQuery(query)).rows[0];
 }
 
 export interface ListRequest {

@@ -18,3 +18,11 @@ export function readableTenant(registry: Registry, caller: Caller, tenantId: Exp
   const group = sql.ref(`member.${columnOf(membership.rules.groupAttribute)}`);
   return sql<SqlBool>`exists (select 1 from ${table} as member where ${sql.ref(`member.${link.column}`)} = ${tenantId} and ${group} in (${sql.join(caller.groups)}))`;
 }
+
+/**
+ * What of the caller changes the SQL text of `readableTenant`, besides values: queries compiled
+ * once per shape (store/query-shapes.ts) name it in their key.
+ */
+export function tenancyShape(caller: Caller): string {
+  return caller.isAdministrator ? 'administrator' : `${caller.groups.length} groups`;
+}

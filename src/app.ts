@@ -20,7 +20,8 @@ import { docs } from './http/docs.js';
 import { errorRendering, renderError } from './http/error-rendering.js';
 import { graphqlRoute } from './http/graphql-route.js';
 import { health } from './http/health.js';
-import { type Metrics, requestMetrics } from './http/metrics.js';
+import type { Metrics } from './http/metrics.js';
+import { requestMetrics } from './http/request-metrics.js';
 import { releaseRoutes } from './http/release-routes.js';
 import { openApiDocument } from './http/openapi.js';
 import { withGuide } from './http/openapi-guide.js';
@@ -31,7 +32,6 @@ import { serviceIndex } from './http/service-index.js';
 import { tokenRoutes } from './http/token-routes.js';
 import { urlCheck } from './http/url-check.js';
 import { AtomicOperations } from './jsonapi/atomic.js';
-import { graphqlService } from './graphql/run.js';
 import { routesOf } from './jsonapi/routes.js';
 import type { Logger } from './log.js';
 import { resourceExamples } from './resources/examples.js';
@@ -98,9 +98,15 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
   capConnections(app.server, config.connections.maxConnections, log);
 
   const memory = new ResponseMemory(config.responseMemory.perAnswer, config.responseMemory.total);
-  const engine: Engine = { registry, policies: new PolicyTable(registry, writePolicies), store, cipher, memory, shapes: new QueryShapes() };
+  const engine: Engine = {
+    registry,
+    policies: new PolicyTable(registry, writePolicies),
+    store,
+    cipher,
+    memory,
+    shapes: new QueryShapes(store),
+  };
   const routes = routesOf(registry);
-  const graphql = graphqlService(engine, unmodeledRecords);
   const signer = new TokenSigner(signingKey, config.adminGroup);
   const apiTokens = new ApiTokens(store.db, signer, log, config.personalTokenMaxDays);
   const oidc = config.oidc === undefined ? undefined : new OidcVerifier(config.oidc, config.adminGroup);
@@ -126,7 +132,7 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
     await api.register(authentication, { authenticator: new Authenticator(signer, apiTokens, oidc), log });
     await api.register(resourceRoutes, { engine, routes });
     await api.register(atomicRoute, { atomic: new AtomicOperations(engine, routes) });
-    await api.register(graphqlRoute, { service: graphql, log });
+    await api.register(graphqlRoute, { engine, unmodeled: unmodeledRecords, log });
     registerDescribedRoutes(api, tokenEndpoints);
   });
   const version = packageVersion();

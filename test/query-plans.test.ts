@@ -51,6 +51,7 @@ function engineOver(server: TestServer, statements: LogEvent['query'][]): { engi
     dialect: server.kind,
     ping: () => Promise.resolve(),
     poolUse: () => ({ open: 1, idle: 1, waiting: 0, max: 1 }),
+    prepare: () => undefined,
     close: () => db.destroy(),
   };
   const engine: Engine = {
@@ -59,7 +60,7 @@ function engineOver(server: TestServer, statements: LogEvent['query'][]): { engi
     store,
     cipher: new SecretCipher(Buffer.alloc(32)),
     memory: new ResponseMemory(32 * 2 ** 20, 128 * 2 ** 20),
-    shapes: new QueryShapes(),
+    shapes: new QueryShapes(store),
   };
   return { engine, close: () => db.destroy() };
 }

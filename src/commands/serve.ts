@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { buildApp } from '../app.js';
 import { loadConfig, type Config } from '../config.js';
 import { describeError } from '../http/error-rendering.js';
-import { Metrics, serveMetrics } from '../http/metrics.js';
 import { signingKeyFor } from '../keys.js';
 import { createLogger } from '../log.js';
 import type { SecretCipher } from '../secrets/cipher.js';
@@ -30,7 +29,9 @@ export async function serve(): Promise<void> {
     await store.close();
     throw error;
   }
-  const metrics = config.metrics === undefined ? undefined : new Metrics(store);
+  // prom-client loads only for a server that serves metrics.
+  const metricsModule = config.metrics === undefined ? undefined : await import('../http/metrics.js');
+  const metrics = metricsModule === undefined ? undefined : new metricsModule.Metrics(store);
   const app = buildApp({ config, store, signingKey, cipher, log, metrics });
   const closables: Closable[] = [];
   stopOnSignals(app, closables, log, config.shutdownTimeoutMs);
@@ -41,8 +42,8 @@ export async function serve(): Promise<void> {
 
   try {
     await app.listen({ port: config.port, host: config.host });
-    if (metrics !== undefined && config.metrics !== undefined) {
-      const listener = await serveMetrics(metrics, config.metrics);
+    if (metricsModule !== undefined && metrics !== undefined && config.metrics !== undefined) {
+      const listener = await metricsModule.serveMetrics(metrics, config.metrics);
       closables.push({ name: 'metrics listener', close: listener.close });
       log.info({ metrics: `${listener.url}/metrics` }, 'metrics listening');
     }

@@ -88,15 +88,38 @@ export function listOrder(scope: Scope, resource: ResourceDeclaration, sort: rea
   );
 }
 
-/** The query of one page of a list. */
-function pageQuery(scope: Scope, resource: ResourceDeclaration, conditions: Condition, request: ListRequest) {
+/** The query of one page of a list; `bounds` are the LIMIT (one more than the page holds) and OFFSET. */
+function pageQuery(scope: Scope, resource: ResourceDeclaration, conditions: Condition, request: ListRequest, bounds: readonly unknown[]) {
   const order = listOrder(scope, resource, request.sort, 'r');
   return scope.db
     .selectFrom(`${resource.table} as r`)
     .where(conditions)
     .orderBy(order)
-    .limit(request.page.limit + 1)
-    .offset(request.page.offset);
+    .limit(bounds[0] as number)
+    .offset(bounds[1] as number);
+}
+
+/**
+ * The rows of a page. An unfiltered page (the one every list starts with) runs as a query
+ * compiled once per shape; a filter's conditions are compiled each time.
+ */
+async function pageRows(scope: Scope, resource: ResourceDeclaration, request: ListRequest): Promise<Row[]> {
+  const bounds = [request.page.limit + 1, request.page.offset];
+  const select = (shaped: Scope, known: KnownParents | undefined, where: Condition[], values: readonly unknown[]) => {
+    const page = pageQuery(shaped, resource, allOf([visibilityCondition(shaped, resource, 'r', known), ...where]), request, values);
+    return request.idsOnly === true ? page.select('r.id') : page.selectAll('r');
+  };
+  if (request.where.length > 0) return select(scope, request.known, request.where, bounds).execute();
+  const { caller } = scope;
+  const pathIds = request.known?.pathIds ?? [];
+  const sort = request.sort.map((key) => `${key.descending ? '-' : ''}${key.attribute}`).join(',');
+  const shape = `page ${resource.type} under ${pathIds.length}${request.known?.parentChecked === true ? ' checked' : ''} by ${sort}${request.idsOnly === true ? ' ids' : ''} for ${tenancyShape(caller)}`;
+  const query = scope.engine.shapes.compiled<Row>(shape, [...bounds, ...pathIds, ...caller.groups], (values) => {
+    const shaped: Scope = { ...scope, caller: { ...caller, groups: values.slice(2 + pathIds.length) as string[] } };
+    const known = { ...request.known, pathIds: values.slice(2, 2 + pathIds.length) as string[] };
+    return select(shaped, known, [], values.slice(0, 2));
+  });
+  return (await scope.db.executeQuery(query)).rows;
 }
 
 /**
@@ -106,10 +129,10 @@ function pageQuery(scope: Scope, resource: ResourceDeclaration, conditions: Cond
  */
 export async function listVisible(scope: Scope, resource: ResourceDeclaration, request: ListRequest): Promise<ListResult> {
   const conditions = allOf([visibilityCondition(scope, resource, 'r', request.known), ...request.where]);
-  const page = pageQuery(scope, resource, conditions, request);
   const { limit } = request.page;
   let reserved = (limit + 1) * (request.idsOnly === true ? 64 : worstRowBytes(resource));
   if (reserved > scope.budget.remaining) {
+    const page = pageQuery(scope, resource, conditions, request, [limit + 1, request.page.offset]);
     const measured = await scope.db
       .selectFrom(page.select(rowBytesSql(resource, 'r').as('bytes')).as('page'))
       .select(sql<number | string>`coalesce(sum(${sql.ref('page.bytes')}), 0)`.as('bytes'))
@@ -117,7 +140,7 @@ export async function listVisible(scope: Scope, resource: ResourceDeclaration, r
     reserved = Number(measured.bytes);
   }
   await scope.budget.reserve(reserved, pageTooLarge);
-  const rows = request.idsOnly === true ? await page.select('r.id').execute() : await page.selectAll('r').execute();
+  const rows = await pageRows(scope, resource, request);
   scope.budget.settle(reserved, rowsBytes(rows));
   const hasMore = rows.length > limit;
   if (hasMore) rows.pop();

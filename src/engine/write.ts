@@ -125,8 +125,26 @@ async function insertRecord(tx: Scope, resource: ResourceDeclaration, record: Ne
     id: record.id,
     ...auditColumns(auditName(tx.caller), now, 'create'),
   };
-  const row = await tx.db.insertInto(resource.table).values(columns).returningAll().executeTakeFirstOrThrow();
+  const row = await insertRow(tx, resource, columns);
   await resource.afterCreate?.(writeContext(tx, record.tenantId, now), row);
+  return row;
+}
+
+/** Inserts one row and reads it back as stored: one statement, compiled once per set of columns. */
+async function insertRow(tx: Scope, resource: ResourceDeclaration, columns: Row): Promise<Row> {
+  const given = Object.entries(columns).filter(([, value]) => value !== undefined);
+  const names = given.map(([name]) => name);
+  const query = tx.engine.shapes.compiled<Row>(
+    `insert ${resource.type} (${names.join(', ')})`,
+    given.map(([, value]) => value),
+    (values) =>
+      tx.db
+        .insertInto(resource.table)
+        .values(Object.fromEntries(names.map((name, index) => [name, values[index]])))
+        .returningAll(),
+  );
+  const [row] = (await tx.db.executeQuery(query)).rows;
+  if (row === undefined) throw new Error(`inserting into ${resource.table} returned no row`);
   return row;
 }
 

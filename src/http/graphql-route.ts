@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { apiErrorObjects } from '../graphql/errors.js';
-import { answerGraphQL, type GraphQLService } from '../graphql/run.js';
+import type { Engine } from '../engine/engine.js';
+import type { GraphQLService } from '../graphql/run.js';
 import type { Logger } from '../log.js';
+import type { UnmodeledRecord } from '../model/index.js';
 import { requireCaller } from './authentication.js';
 import { describeError, toApiError } from './error-rendering.js';
 
@@ -15,17 +16,37 @@ export const graphqlPath = '/graphql/api/v1';
  * object with a query) keeps its HTTP status, and its error has the same GraphQL shape. Mounted
  * behind the authentication of the API routes, in a scope of its own for its error rendering.
  */
-export function graphqlRoute(api: FastifyInstance, { service, log }: { service: GraphQLService; log: Logger }): Promise<void> {
+export function graphqlRoute(
+  api: FastifyInstance,
+  { engine, unmodeled, log }: { engine: Engine; unmodeled: Readonly<Record<string, UnmodeledRecord>>; log: Logger },
+): Promise<void> {
   const unexpected = (error: Error) => {
     log.error({ error: describeError(error), path: graphqlPath }, 'request failed');
   };
-  api.setErrorHandler((error: FastifyError | Error, _request: FastifyRequest, reply: FastifyReply) => {
+  // GraphQL (the library, and the schema generated from the declarations) loads with the first
+  // GraphQL request: loading it took a tenth of the service's start, which most clients never use.
+  let loading:
+    | undefined
+    | Promise<{
+        service: GraphQLService;
+        graphql: typeof import('../graphql/run.js');
+        errors: typeof import('../graphql/errors.js');
+      }>;
+  const load = () =>
+    (loading ??= Promise.all([import('../graphql/run.js'), import('../graphql/errors.js')]).then(([graphql, errors]) => ({
+      service: graphql.graphqlService(engine, unmodeled),
+      graphql,
+      errors,
+    })));
+  api.setErrorHandler(async (error: FastifyError | Error, _request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(error);
     if (apiError.status >= 500 && apiError.status !== 503) unexpected(error);
-    return send(reply.headers(apiError.headers), apiError.status, { errors: apiErrorObjects(apiError) });
+    const { errors } = await load();
+    return send(reply.headers(apiError.headers), apiError.status, { errors: errors.apiErrorObjects(apiError) });
   });
   api.post(graphqlPath, async (request, reply) => {
-    const answer = await answerGraphQL(service, requireCaller(request), request.body, unexpected);
+    const { service, graphql } = await load();
+    const answer = await graphql.answerGraphQL(service, requireCaller(request), request.body, unexpected);
     // Sent or abandoned, the answer no longer holds its memory.
     reply.raw.once('close', answer.release);
     return send(reply, 200, answer.body);

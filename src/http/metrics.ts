@@ -1,7 +1,5 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
-import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Store } from '../store/database.js';
 
@@ -66,23 +64,6 @@ export class Metrics {
     this.duration.observe(labels, seconds);
   }
 }
-
-/** Counts every answered request into the metrics, and the requests not answered yet. */
-export const requestMetrics = fp(
-  (app: FastifyInstance, { metrics }: { metrics: Metrics }) => {
-    app.addHook('onRequest', (_request, reply, done) => {
-      metrics.inFlight.inc();
-      // 'close' comes once for every response, also one cut short by the client or a stop.
-      reply.raw.once('close', () => metrics.inFlight.dec());
-      done();
-    });
-    app.addHook('onResponse', (request, reply, done) => {
-      metrics.observe(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime / 1000);
-      done();
-    });
-  },
-  { name: 'request-metrics' },
-);
 
 /**
  * Serves `/metrics` on a listener of its own, apart from the API: a scraper needs no token, and

@@ -9,6 +9,7 @@ import { embeddedOpenFailure, MissingStoreError, postgresConnectionFailure } fro
 import { DataFolderLock, DataFolderLockedError } from './data-folder-lock.js';
 import type { Dialect } from './dialect.js';
 import { migrateToLatest } from './migrate.js';
+import { PreparedStatements } from './prepared-statements.js';
 import { keepStatistics } from './statistics.js';
 
 export type { Database } from '../model/index.js';
@@ -30,6 +31,11 @@ export interface Store {
   /** Throws when the database cannot answer a trivial query. */
   ping(): Promise<void>;
   poolUse(): PoolUse;
+  /**
+   * Keeps a SQL text, run many times with other values, ready on each connection: named and
+   * prepared on PostgreSQL; SQLite's statements are kept prepared already.
+   */
+  prepare(text: string): void;
   close(): Promise<void>;
 }
 
@@ -120,6 +126,7 @@ function openEmbedded({ dataDir, sqliteAnalyzeIntervalMs }: Config, access: Stor
     // One connection, used by one statement at a time: busy only while a statement runs, which
     // blocks the process, so it is idle whenever anyone can look.
     poolUse: () => ({ open: 1, idle: 1, waiting: 0, max: 1 }),
+    prepare: () => undefined,
     close: async () => {
       await stopStatistics();
       await db.destroy();
@@ -168,10 +175,12 @@ function openPostgres(config: Config, databaseUrl: string): Store {
   // An idle client losing its connection (database restart) must not crash the process; the next
   // query gets a fresh connection or a 503.
   pool.on('error', () => undefined);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const prepared = new PreparedStatements();
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: prepared.pool(pool) }) });
   return {
     db,
     dialect: 'postgres',
+    prepare: (text) => prepared.add(text),
     ping: async () => {
       await sql`select 1`.execute(db);
     },

@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery } from 'kysely';
+import type { Store } from './database.js';
 
 /** Where one of a query's values goes: built into the query in its place, swapped for the value on each run. */
 class Slot {
@@ -19,11 +20,15 @@ const capacity = 1000;
 export class QueryShapes {
   private readonly shapes = new Map<string, CompiledQuery>();
 
+  /** `store` keeps the text of each shape prepared. */
+  constructor(private readonly store: Pick<Store, 'prepare'>) {}
+
   /** The query `build` makes from `values`, compiled once per `key`. `build` must place every value as a parameter. */
   compiled<R>(key: string, values: readonly unknown[], build: (values: readonly unknown[]) => Compilable<R>): CompiledQuery<R> {
     let shape = this.shapes.get(key) as CompiledQuery<R> | undefined;
     if (shape === undefined) {
       shape = build(values.map((_, index) => new Slot(index))).compile();
+      this.store.prepare(shape.sql);
       if (this.shapes.size >= capacity) this.shapes.delete(this.shapes.keys().next().value ?? '');
       this.shapes.set(key, shape);
     }

@@ -26,19 +26,35 @@ export async function findVisible(
   const pathIds = options.pathIds ?? [];
   if (!isUuid(id) || !pathIds.every(isUuid)) return undefined;
   const lock = options.lock === true && scope.engine.store.dialect === 'postgres';
-  const { caller } = scope;
-  const shape = `record ${resource.type} under ${pathIds.length}${lock ? ' locked' : ''} for ${tenancyShape(caller)}`;
-  const query = scope.engine.shapes.compiled<Row>(shape, [id, ...pathIds, ...caller.groups], (values) => {
-    const [idValue, ...rest] = values;
-    const shaped: Scope = { ...scope, caller: { ...caller, groups: rest.slice(pathIds.length) as string[] } };
+  const visible = visibilitySlots(scope, pathIds);
+  const shape = `record ${resource.type}${lock ? ' locked' : ''} ${visible.key}`;
+  const query = scope.engine.shapes.compiled<Row>(shape, [id, ...visible.values], ([idSlot, ...slots]) => {
+    const filled = visible.fill(slots);
     const found = scope.db
       .selectFrom(`${resource.table} as r`)
       .selectAll('r')
-      .where(sql<SqlBool>`${sql.ref('r.id')} = ${idValue}`)
-      .where(visibilityCondition(shaped, resource, 'r', { pathIds: rest.slice(0, pathIds.length) as string[] }));
+      .where(sql<SqlBool>`${sql.ref('r.id')} = ${idSlot}`)
+      .where(visibilityCondition(filled.scope, resource, 'r', { pathIds: filled.pathIds }));
     return lock ? found.forUpdate() : found;
   });
   return (await scope.db.executeQuery(query)).rows[0];
+}
+
+/**
+ * The values a visibility condition takes (the ids of the path, the caller's groups), for a query
+ * compiled once per shape: the part of the shape's key they decide, the values themselves, and the
+ * scope and path a query is built from when slots stand in for them.
+ */
+function visibilitySlots(scope: Scope, pathIds: readonly string[]) {
+  const { caller } = scope;
+  return {
+    key: `under ${pathIds.length} for ${tenancyShape(caller)}`,
+    values: [...pathIds, ...caller.groups],
+    fill: (slots: readonly unknown[]) => ({
+      scope: { ...scope, caller: { ...caller, groups: slots.slice(pathIds.length) as string[] } },
+      pathIds: slots.slice(0, pathIds.length) as string[],
+    }),
+  };
 }
 
 export interface ListRequest {
@@ -101,23 +117,23 @@ function pageQuery(scope: Scope, resource: ResourceDeclaration, conditions: Cond
 
 /**
  * The rows of a page. An unfiltered page (the one every list starts with) runs as a query
- * compiled once per shape; a filter's conditions are compiled each time.
+ * compiled once per shape; a filtered one is compiled with its `conditions` each time.
  */
-async function pageRows(scope: Scope, resource: ResourceDeclaration, request: ListRequest): Promise<Row[]> {
-  const bounds = [request.page.limit + 1, request.page.offset];
-  const select = (shaped: Scope, known: KnownParents | undefined, where: Condition[], values: readonly unknown[]) => {
-    const page = pageQuery(shaped, resource, allOf([visibilityCondition(shaped, resource, 'r', known), ...where]), request, values);
+async function pageRows(scope: Scope, resource: ResourceDeclaration, request: ListRequest, conditions: () => Condition): Promise<Row[]> {
+  const select = (shaped: Scope, where: Condition, bounds: readonly unknown[]) => {
+    const page = pageQuery(shaped, resource, where, request, bounds);
     return request.idsOnly === true ? page.select('r.id') : page.selectAll('r');
   };
-  if (request.where.length > 0) return select(scope, request.known, request.where, bounds).execute();
-  const { caller } = scope;
-  const pathIds = request.known?.pathIds ?? [];
+  const bounds = [request.page.limit + 1, request.page.offset];
+  if (request.where.length > 0) return select(scope, conditions(), bounds).execute();
+  const visible = visibilitySlots(scope, request.known?.pathIds ?? []);
   const sort = request.sort.map((key) => `${key.descending ? '-' : ''}${key.attribute}`).join(',');
-  const shape = `page ${resource.type} under ${pathIds.length}${request.known?.parentChecked === true ? ' checked' : ''} by ${sort}${request.idsOnly === true ? ' ids' : ''} for ${tenancyShape(caller)}`;
-  const query = scope.engine.shapes.compiled<Row>(shape, [...bounds, ...pathIds, ...caller.groups], (values) => {
-    const shaped: Scope = { ...scope, caller: { ...caller, groups: values.slice(2 + pathIds.length) as string[] } };
-    const known = { ...request.known, pathIds: values.slice(2, 2 + pathIds.length) as string[] };
-    return select(shaped, known, [], values.slice(0, 2));
+  const checked = request.known?.parentChecked === true ? ' checked' : '';
+  const shape = `page ${resource.type} by ${sort}${request.idsOnly === true ? ' ids' : ''}${checked} ${visible.key}`;
+  const query = scope.engine.shapes.compiled<Row>(shape, [...bounds, ...visible.values], (slots) => {
+    const filled = visible.fill(slots.slice(bounds.length));
+    const known = { ...request.known, pathIds: filled.pathIds };
+    return select(filled.scope, visibilityCondition(filled.scope, resource, 'r', known), slots.slice(0, bounds.length));
   });
   return (await scope.db.executeQuery(query)).rows;
 }
@@ -128,11 +144,13 @@ async function pageRows(scope: Scope, resource: ResourceDeclaration, request: Li
  * memory is measured in the database first, so an oversized page is refused before it is loaded.
  */
 export async function listVisible(scope: Scope, resource: ResourceDeclaration, request: ListRequest): Promise<ListResult> {
-  const conditions = allOf([visibilityCondition(scope, resource, 'r', request.known), ...request.where]);
+  // Built only for what needs it: an unfiltered page runs from its compiled shape.
+  let built: Condition | undefined;
+  const conditions = () => (built ??= allOf([visibilityCondition(scope, resource, 'r', request.known), ...request.where]));
   const { limit } = request.page;
   let reserved = (limit + 1) * (request.idsOnly === true ? 64 : worstRowBytes(resource));
   if (reserved > scope.budget.remaining) {
-    const page = pageQuery(scope, resource, conditions, request, [limit + 1, request.page.offset]);
+    const page = pageQuery(scope, resource, conditions(), request, [limit + 1, request.page.offset]);
     const measured = await scope.db
       .selectFrom(page.select(rowBytesSql(resource, 'r').as('bytes')).as('page'))
       .select(sql<number | string>`coalesce(sum(${sql.ref('page.bytes')}), 0)`.as('bytes'))
@@ -140,7 +158,7 @@ export async function listVisible(scope: Scope, resource: ResourceDeclaration, r
     reserved = Number(measured.bytes);
   }
   await scope.budget.reserve(reserved, pageTooLarge);
-  const rows = await pageRows(scope, resource, request);
+  const rows = await pageRows(scope, resource, request, conditions);
   scope.budget.settle(reserved, rowsBytes(rows));
   const hasMore = rows.length > limit;
   if (hasMore) rows.pop();
@@ -149,7 +167,7 @@ export async function listVisible(scope: Scope, resource: ResourceDeclaration, r
     const counted = await scope.db
       .selectFrom(`${resource.table} as r`)
       .select(sql<number | string>`count(*)`.as('total'))
-      .where(conditions)
+      .where(conditions())
       .executeTakeFirstOrThrow();
     total = Number(counted.total);
   }

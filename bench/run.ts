@@ -3,7 +3,10 @@
  * query through the same driver), alternated in one run on each store, every figure also given as a
  * ratio to its ceiling so results compare across machines. Writes bench/results/<time>.json and .md.
  *
- *   npm run bench -- [--stores sqlite,postgres] [--duration 10] [--rounds 2] [--items 1000000] [--growth 60]
+ *   npm run bench -- [--stores sqlite,postgres] [--duration 10] [--rounds 2] [--items 1000000] [--growth 60] [--only text]
+ *
+ * `--only` runs just the load scenarios whose name holds the text (`--only POST`), without the
+ * latency and growth measurements: a quick comparison while changing the request path.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -26,6 +29,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '2' },
     items: { type: 'string', default: '1000000' },
     growth: { type: 'string', default: '60' },
+    only: { type: 'string' },
   },
   strict: true,
 });
@@ -187,8 +191,10 @@ async function measure(store: BenchStore, ids: SeededIds, stratum: RunningServer
     ),
   });
 
+  const only = values.only?.toLowerCase();
+  const selected = scenarios.filter((scenario) => only === undefined || scenario.name.toLowerCase().includes(only));
   const throughput: ThroughputScenario[] = [];
-  for (const scenario of scenarios) {
+  for (const scenario of selected) {
     const entry: ThroughputScenario = { name: scenario.name, connections: scenario.connections, stratum: [], ceiling: [] };
     for (let round = 0; round < rounds; round++) {
       entry.stratum.push(await load(scenario.stratum, stratum.pid));
@@ -198,6 +204,10 @@ async function measure(store: BenchStore, ids: SeededIds, stratum: RunningServer
       `${store.kind} ${scenario.name} (${scenario.connections}): ${JSON.stringify(entry.stratum.map((m) => Math.round(m.requestsPerSecond)))} / ${JSON.stringify(entry.ceiling.map((m) => Math.round(m.requestsPerSecond)))}\n`,
     );
     throughput.push(entry);
+  }
+  if (only !== undefined) {
+    const rss = Math.round(residentMiB(stratum.pid));
+    return { throughput, latency: [], growth: { seconds: 0, beforeMiB: rss, afterMiB: rss } };
   }
 
   const filter = '?filter=key==PROD_*;category==ENV&sort=-updatedDate&page[size]=50';

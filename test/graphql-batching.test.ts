@@ -6,7 +6,7 @@ import {
   createVcs,
   createWorkspace,
   describeEachStore,
-  eventually,
+  statementsOf,
   type Response,
   type TestServer,
 } from './harness.ts';
@@ -50,35 +50,17 @@ describeEachStore('GraphQL batching', { env: { STRATUM_LOG_LEVEL: 'trace' } }, (
   }
 
   /** The SQL statements one GraphQL request made, from the server's log. */
-  async function statementsOf(server: TestServer, text: string): Promise<{ statements: string[]; body: Response['body'] }> {
-    // Log lines are written off the request path: the lines of earlier requests are all in once a
-    // health check (which runs no statement of the engine) has logged its own.
-    const start = await loggedAfter(server, server.logs.length, '"path":"/healthz"', () => server.get('/healthz'));
-    let answer: Response | undefined;
-    const end = await loggedAfter(server, start, '"path":"/graphql/api/v1"', async () => {
-      answer = await graphql(server, text);
-    });
-    if (answer === undefined) throw new Error('no answer');
+  async function statementsOfQuery(server: TestServer, text: string): Promise<{ statements: string[]; body: Response['body'] }> {
+    const { statements, answer } = await statementsOf(server, '/graphql/api/v1', () => graphql(server, text));
     assert.equal(answer.status, 200, answer.text);
     assert.equal(answer.body.errors, undefined, answer.text);
-    const statements = server.logs.slice(start, end).filter((line) => line.includes('"msg":"statement"'));
     return { statements, body: answer.body };
-  }
-
-  /** Sends a request, and returns the index of its request log line (the last line it logs). */
-  async function loggedAfter(server: TestServer, from: number, marker: string, send: () => Promise<unknown>): Promise<number> {
-    await send();
-    return eventually(`the log line ${marker}`, () => {
-      const index = server.logs.findIndex((line, i) => i >= from && line.includes(marker));
-      if (index < 0) throw new Error('not logged yet');
-      return index;
-    });
   }
 
   it('a nested query makes the same statements for 2 organizations as for 8, one or two per relationship and level', async () => {
     const small = await populate(context.server, 'small', 2, 2);
     const large = await populate(context.server, 'large', 8, 5);
-    const ask = (names: string[]) => statementsOf(context.server, query.replace('%NAMES%', names.join(',')));
+    const ask = (names: string[]) => statementsOfQuery(context.server, query.replace('%NAMES%', names.join(',')));
     const few = await ask(small);
     const many = await ask(large);
     assert.equal(many.body.data.organization.edges.length, 8);
@@ -99,7 +81,7 @@ describeEachStore('GraphQL batching', { env: { STRATUM_LOG_LEVEL: 'trace' } }, (
 
   it('a per-record page (first) stays one query for every record of the level', async () => {
     const names = await populate(context.server, 'paged', 4, 3);
-    const { statements, body } = await statementsOf(
+    const { statements, body } = await statementsOfQuery(
       context.server,
       `{ organization(filter: "name=in=(${names.join(',')})", sort: "name") { edges { node { workspace(first: 2, sort: "-name") { edges { node { name } } pageInfo { hasNextPage totalRecords } } } } } }`,
     );
@@ -115,7 +97,7 @@ describeEachStore('GraphQL batching', { env: { STRATUM_LOG_LEVEL: 'trace' } }, (
 
   it('the statement log holds SQL text and never a bound value', async () => {
     await createOrganization(context.server, { name: 'value-that-must-not-be-logged' });
-    const { statements } = await statementsOf(
+    const { statements } = await statementsOfQuery(
       context.server,
       '{ organization(filter: "name==value-that-must-not-be-logged") { edges { node { id } } } }',
     );

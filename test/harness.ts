@@ -395,6 +395,37 @@ export function assertRefused(response: Response, reason: RegExp): void {
   assert.match(challenge, reason);
 }
 
+/**
+ * The SQL statements the server ran for one request (`send`), from its statement log: the server
+ * must run with STRATUM_LOG_LEVEL=trace, which logs each statement once it has run. `path` is the
+ * path the request log line names, marking where the request's lines end.
+ */
+export async function statementsOf<T>(
+  server: TestServer,
+  path: string,
+  send: () => Promise<T>,
+): Promise<{ statements: string[]; answer: T }> {
+  // Log lines are written off the request path: the lines of earlier requests are all in once a
+  // health check (which runs no statement of the engine) has logged its own.
+  const start = await loggedAfter(server, server.logs.length, '"path":"/healthz"', () => server.get('/healthz'));
+  let answer: { value: T } | undefined;
+  const end = await loggedAfter(server, start, `"path":${JSON.stringify(path)}`, async () => {
+    answer = { value: await send() };
+  });
+  if (answer === undefined) throw new Error('no answer');
+  return { statements: server.logs.slice(start, end).filter((line) => line.includes('"msg":"statement"')), answer: answer.value };
+}
+
+/** Sends a request, and returns the index of its request log line (the last line it logs). */
+async function loggedAfter(server: TestServer, from: number, marker: string, send: () => Promise<unknown>): Promise<number> {
+  await send();
+  return eventually(`the log line ${marker}`, () => {
+    const index = server.logs.findIndex((line, i) => i >= from && line.includes(marker));
+    if (index < 0) throw new Error('not logged yet');
+    return index;
+  });
+}
+
 /** Body of a create or update document. */
 export function resourceDocument(type: string, attributes: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   return { data: { type, attributes, ...extra } };

@@ -1,4 +1,4 @@
-import { sql, type SqlBool } from 'kysely';
+import { sql, type CompiledQuery, type SqlBool } from 'kysely';
 import type { ResourceDeclaration, Row } from '../model/index.js';
 import { columnOf, isNeverNull } from '../model/index.js';
 import { ApiError } from '../errors.js';
@@ -38,6 +38,39 @@ export async function findVisible(
     return lock ? found.forUpdate() : found;
   });
   return (await scope.db.executeQuery(query)).rows[0];
+}
+
+/** The parent a new record goes under: its resource, and the ids of its path from itself up. */
+export interface ParentPath {
+  resource: ResourceDeclaration;
+  pathIds: readonly string[];
+}
+
+/**
+ * The INSERT of one row that inserts it only if the caller can see the parent `under` names at its
+ * path, returning the row as stored (no row when the parent is not there): the parent's check and
+ * the write in one statement, compiled once per shape.
+ */
+export function insertUnder(
+  scope: Scope,
+  resource: ResourceDeclaration,
+  row: { names: readonly string[]; values: readonly unknown[] },
+  under: ParentPath,
+): CompiledQuery<Row> {
+  const { names, values } = row;
+  const [parentId, ...abovePath] = under.pathIds;
+  const visible = visibilitySlots(scope, abovePath);
+  const shape = `insert ${resource.type} (${names.join(', ')}) under ${visible.key}`;
+  return scope.engine.shapes.compiled<Row>(shape, [...values, parentId, ...visible.values], (slots) => {
+    const filled = visible.fill(slots.slice(values.length + 1));
+    const parent = scope.db
+      .selectFrom(`${under.resource.table} as p`)
+      .select(sql`1`.as('one'))
+      .where(sql<SqlBool>`${sql.ref('p.id')} = ${slots[values.length]}`)
+      .where(visibilityCondition(filled.scope, under.resource, 'p', { pathIds: filled.pathIds }));
+    const given = scope.db.selectNoFrom(names.map((name, index) => sql`${slots[index]}`.as(name))).where((eb) => eb.exists(parent));
+    return scope.db.insertInto(resource.table).columns(names).expression(given).returningAll();
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { auditName } from '../auth/caller.js';
-import { invalidValue, notFound } from '../errors.js';
+import { ApiError, invalidValue, notFound } from '../errors.js';
 import {
   auditColumns,
   toColumns,
@@ -11,36 +11,68 @@ import {
 } from '../model/index.js';
 import { capabilitiesIn } from '../policy/capabilities.js';
 import { authorize, type WriteAction } from '../policy/rules.js';
-import { newRecordId } from '../store/record-id.js';
+import { isUuid, newRecordId } from '../store/record-id.js';
 import { inTransaction, inWrite, type Scope } from './engine.js';
 import { defaultOf, type InputReader, type RecordInput } from './input.js';
 import { linkAttributesAsLinks } from './link-attributes.js';
 import { locateParent, locateRecord, tenantIdOf, type CollectionAddress, type RecordAddress } from './locate.js';
 import type { ReadOptions } from './options.js';
-import { findVisible } from './queries.js';
+import { findVisible, insertUnder, type ParentPath } from './queries.js';
 import { withIncluded, type RecordResult } from './read.js';
 import { sealSecrets } from './seal.js';
 import { checkPrecondition, type Precondition } from './versions.js';
 
-/** Creates a record in a collection: the parent must be visible (404), the write allowed (403), the input valid. */
+/**
+ * Creates a record in a collection: the parent must be visible (404), the write allowed (403), the
+ * input valid. The parent is looked up only when something before the INSERT needs it (the caller's
+ * capabilities in its tenant, a hook asking for the tenant, a link to check, a refusal, which must
+ * name a missing parent first); otherwise the INSERT checks it is visible itself, and the create is
+ * one statement.
+ */
 export async function createRecord(
   scope: Scope,
   collection: CollectionAddress,
   readInput: InputReader,
   options: ReadOptions,
 ): Promise<RecordResult> {
-  const { resource } = collection;
+  const { resource, ancestors } = collection;
   const id = newRecordId();
+  const parentStep = ancestors.at(-1);
   // One INSERT needs no transaction of its own: the parent's foreign key stops a record from outliving
   // a parent deleted meanwhile (404). A resource whose hooks write more records gets one, so all or none land.
   const atomic = resource.afterCreate !== undefined;
   const row = await inWrite(scope, resource, atomic, async (tx) => {
-    const parent = await locateParent(tx, collection.ancestors);
-    const parentResource = collection.ancestors.at(-1)?.resource;
-    const tenantId = parent === undefined || parentResource === undefined ? id : await tenantIdOf(tx, parentResource, parent);
-    await authorizeWrite(tx, resource, 'create', tenantId);
-    const input = linkAttributesAsLinks(resource, readInput());
-    return insertRecord(tx, resource, { id, parentId: parent?.id, tenantId, ...input }, new Date().toISOString());
+    let located: Promise<Row | undefined> | undefined;
+    const parent = () => (located ??= locateParent(tx, ancestors));
+    const tenantId: TenantId = once(async () => {
+      const parentRow = await parent();
+      return parentStep === undefined || parentRow === undefined ? id : tenantIdOf(tx, parentStep.resource, parentRow);
+    });
+    // An id that is no record's is answered at once, naming the first such step (404).
+    const pathIds = ancestors.map((step) => step.id).reverse();
+    if (!pathIds.every(isUuid)) await parent();
+    const now = new Date().toISOString();
+    let record: NewRecord;
+    let columns: Row;
+    try {
+      await authorizeWrite(tx, resource, 'create', tenantId);
+      record = { id, parentId: parentStep?.id, tenantId, ...linkAttributesAsLinks(resource, readInput()) };
+      columns = await recordColumns(tx, resource, record, now);
+    } catch (error) {
+      // A refusal names a missing parent first; a database failure leaves as it is.
+      if (error instanceof ApiError) await parent();
+      throw error;
+    }
+    const unchecked = parentStep !== undefined && located === undefined;
+    const under = unchecked ? { resource: parentStep.resource, pathIds } : undefined;
+    const inserted = await insertRow(tx, resource, columns, under);
+    if (inserted === undefined) {
+      await parent();
+      // Visible now, though the INSERT found it not: changed in between.
+      throw notFound(parentStep?.resource.type ?? resource.type, parentStep?.id ?? id);
+    }
+    await resource.afterCreate?.(writeContext(tx, tenantId, now), inserted);
+    return inserted;
   });
   return withIncluded(scope, resource, row, options);
 }
@@ -56,12 +88,13 @@ export async function updateRecord(
   await changeRecord(scope, address, 'update', precondition, async (tx, row, tenantId) => {
     const input = linkAttributesAsLinks(resource, readInput());
     const now = new Date().toISOString();
-    const values = await prepareValues(tx, resource, { tenantId, now, values: input.attributes, current: row, id: row.id });
+    const tenant = knownTenant(tenantId);
+    const values = await prepareValues(tx, resource, { tenantId: tenant, now, values: input.attributes, current: row, id: row.id });
     const parentLink = tx.engine.registry.parentLink(resource);
     const parentId = parentLink === undefined ? undefined : row[parentLink.column];
     const columns: Row = {
       ...toColumns(resource, values),
-      ...(await linkColumns(tx, resource, input.relationships, { parentId, tenantId })),
+      ...(await linkColumns(tx, resource, input.relationships, { parentId, tenantId: tenant })),
       ...auditColumns(auditName(tx.caller), now, 'update'),
     };
     await tx.db.updateTable(resource.table).set(columns).where('id', '=', row.id).execute();
@@ -91,27 +124,41 @@ export async function changeRecord(
   await inTransaction(scope, address.resource, async (tx) => {
     const row = await locateRecord(tx, address, true);
     const tenantId = await tenantIdOf(tx, address.resource, row);
-    await authorizeWrite(tx, address.resource, action, tenantId);
+    await authorizeWrite(tx, address.resource, action, knownTenant(tenantId));
     checkPrecondition(address.resource, row, precondition);
     await change(tx, row, tenantId);
   });
 }
 
-async function authorizeWrite(scope: Scope, resource: ResourceDeclaration, action: WriteAction, tenantId: string): Promise<void> {
+async function authorizeWrite(scope: Scope, resource: ResourceDeclaration, action: WriteAction, tenantId: TenantId): Promise<void> {
   const { registry, policies } = scope.engine;
-  const context = { caller: scope.caller, capabilities: () => capabilitiesIn(scope.db, registry, scope.caller, tenantId) };
+  const context = { caller: scope.caller, capabilities: async () => capabilitiesIn(scope.db, registry, scope.caller, await tenantId()) };
   await authorize(policies.rule(resource, action), context, resource.type, registry.tenant.type);
+}
+
+/** The id of the tenant a write lands in, found when first asked for: a create may never need it. */
+type TenantId = () => Promise<string>;
+
+const knownTenant =
+  (id: string): TenantId =>
+  () =>
+    Promise.resolve(id);
+
+/** `find` run once, on the first call. */
+function once<T>(find: () => Promise<T>): () => Promise<T> {
+  let found: Promise<T> | undefined;
+  return () => (found ??= find());
 }
 
 interface NewRecord extends RecordInput {
   id: string;
   /** The parent's id; undefined for the tenant. */
   parentId: unknown;
-  tenantId: string;
+  tenantId: TenantId;
 }
 
-/** Inserts a record whose input is valid and whose write is allowed, with its hooks, sealed secrets and audit columns. */
-async function insertRecord(tx: Scope, resource: ResourceDeclaration, record: NewRecord, now: string): Promise<Row> {
+/** The columns of a record whose input is valid and whose write is allowed: its hooks run, secrets sealed, audit columns set. */
+async function recordColumns(tx: Scope, resource: ResourceDeclaration, record: NewRecord, now: string): Promise<Row> {
   const values = await prepareValues(tx, resource, {
     tenantId: record.tenantId,
     now,
@@ -119,50 +166,52 @@ async function insertRecord(tx: Scope, resource: ResourceDeclaration, record: Ne
     current: undefined,
     id: record.id,
   });
-  const columns: Row = {
+  return {
     ...toColumns(resource, values),
     ...(await linkColumns(tx, resource, record.relationships, { parentId: record.parentId, tenantId: record.tenantId })),
     id: record.id,
     ...auditColumns(auditName(tx.caller), now, 'create'),
   };
-  const row = await insertRow(tx, resource, columns);
-  await resource.afterCreate?.(writeContext(tx, record.tenantId, now), row);
-  return row;
 }
 
-/** Inserts one row and reads it back as stored: one statement, compiled once per set of columns. */
-async function insertRow(tx: Scope, resource: ResourceDeclaration, columns: Row): Promise<Row> {
+/**
+ * Inserts one row and reads it back as stored: one statement, compiled once per set of columns.
+ * `under` names a parent not looked up yet: the row is inserted only if the caller can see it at
+ * that path, and undefined comes back otherwise.
+ */
+async function insertRow(tx: Scope, resource: ResourceDeclaration, columns: Row, under?: ParentPath): Promise<Row | undefined> {
   const given = Object.entries(columns).filter(([, value]) => value !== undefined);
   const names = given.map(([name]) => name);
-  const query = tx.engine.shapes.compiled<Row>(
-    `insert ${resource.type} (${names.join(', ')})`,
-    given.map(([, value]) => value),
-    (values) =>
-      tx.db
-        .insertInto(resource.table)
-        .values(Object.fromEntries(names.map((name, index) => [name, values[index]])))
-        .returningAll(),
-  );
-  const [row] = (await tx.db.executeQuery(query)).rows;
-  if (row === undefined) throw new Error(`inserting into ${resource.table} returned no row`);
-  return row;
+  const values = given.map(([, value]) => value);
+  const query =
+    under === undefined
+      ? tx.engine.shapes.compiled<Row>(`insert ${resource.type} (${names.join(', ')})`, values, (slots) =>
+          tx.db
+            .insertInto(resource.table)
+            .values(Object.fromEntries(names.map((name, index) => [name, slots[index]])))
+            .returningAll(),
+        )
+      : insertUnder(tx, resource, { names, values }, under);
+  return (await tx.db.executeQuery(query)).rows[0];
 }
 
 /** What write hooks may do: read the tenant, and create records beside the one written. */
-function writeContext(tx: Scope, tenantId: string, now: string): WriteContext {
+function writeContext(tx: Scope, tenantId: TenantId, now: string): WriteContext {
   const { registry } = tx.engine;
   return {
     tenant: async () => {
-      const tenant = await tx.db.selectFrom(registry.tenant.table).selectAll().where('id', '=', tenantId).executeTakeFirst();
+      const id = await tenantId();
+      const tenant = await tx.db.selectFrom(registry.tenant.table).selectAll().where('id', '=', id).executeTakeFirst();
       // Deleted by a request that committed after this write found its parent.
-      if (tenant === undefined) throw notFound(registry.tenant.type, tenantId);
+      if (tenant === undefined) throw notFound(registry.tenant.type, id);
       return tenant;
     },
     insert: async (resource, parentId, given) => {
       const attributes: AttributeValues = {};
       for (const [name, attribute] of Object.entries(resource.attributes)) if (!attribute.readOnly) attributes[name] = defaultOf(attribute);
       const record = { id: newRecordId(), parentId, tenantId, attributes: { ...attributes, ...given }, relationships: {} };
-      await insertRecord(tx, resource, record, now);
+      const row = await insertRow(tx, resource, await recordColumns(tx, resource, record, now));
+      if (row !== undefined) await resource.afterCreate?.(writeContext(tx, tenantId, now), row);
     },
   };
 }
@@ -171,7 +220,7 @@ function writeContext(tx: Scope, tenantId: string, now: string): WriteContext {
 async function prepareValues(
   tx: Scope,
   resource: ResourceDeclaration,
-  write: { tenantId: string; now: string; values: AttributeValues; current: Row | undefined; id: unknown },
+  write: { tenantId: TenantId; now: string; values: AttributeValues; current: Row | undefined; id: unknown },
 ): Promise<AttributeValues> {
   await resource.beforeWrite?.({ ...writeContext(tx, write.tenantId, write.now), values: write.values, current: write.current });
   sealSecrets(resource, write.values, write.current, write.id, tx.engine.cipher);
@@ -187,7 +236,7 @@ async function linkColumns(
   tx: Scope,
   resource: ResourceDeclaration,
   relationships: Record<string, string | null>,
-  place: { parentId: unknown; tenantId: string },
+  place: { parentId: unknown; tenantId: TenantId },
 ): Promise<Row> {
   const columns: Row = {};
   const parentLink = tx.engine.registry.parentLink(resource);
@@ -199,7 +248,7 @@ async function linkColumns(
         throw invalidValue(`Relationship ${name} must be the ${link.type} of this ${resource.type}, ${String(place.parentId)}.`, pointer);
       continue;
     }
-    await checkLinkTarget(tx, link, id, place.tenantId, pointer);
+    await checkLinkTarget(tx, link, id, await place.tenantId(), pointer);
     columns[link.column] = id;
   }
   if (parentLink !== undefined && place.parentId !== undefined) columns[parentLink.column] = place.parentId;

@@ -161,7 +161,7 @@ async function pageRows(scope: Scope, resource: ResourceDeclaration, request: Li
   if (request.where.length > 0) return select(scope, conditions(), bounds).execute();
   const visible = visibilitySlots(scope, request.known?.pathIds ?? []);
   const sort = request.sort.map((key) => `${key.descending ? '-' : ''}${key.attribute}`).join(',');
-  const checked = request.known?.parentChecked === true ? ' checked' : '';
+  const checked = ` parent checked ${request.known?.parentCheck ?? 'row'}`;
   const shape = `page ${resource.type} by ${sort}${request.idsOnly === true ? ' ids' : ''}${checked} ${visible.key}`;
   const query = scope.engine.shapes.compiled<Row>(shape, [...bounds, ...visible.values], (slots) => {
     const filled = visible.fill(slots.slice(bounds.length));

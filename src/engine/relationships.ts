@@ -52,7 +52,9 @@ export async function readRelationship(
       const target = scope.engine.registry.target(relationship);
       const where = [sql<SqlBool>`${sql.ref(`r.${relationship.column}`)} = ${String(row.id)}`];
       // The record was just found visible: when it is the listed records' parent, they need only their own checks.
-      const known = { parentChecked: scope.engine.registry.parentLink(target)?.column === relationship.column };
+      const known = {
+        parentCheck: scope.engine.registry.parentLink(target)?.column === relationship.column ? ('done' as const) : ('row' as const),
+      };
       return { kind: 'toMany', type: target.type, records: await listVisible(scope, target, { where, ...list, idsOnly: true, known }) };
     }
   }

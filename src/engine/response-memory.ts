@@ -124,7 +124,11 @@ export function rowsBytes(rows: readonly Row[]): number {
   let bytes = 0;
   for (const row of rows) {
     bytes += rowOverhead;
-    for (const value of Object.values(row)) if (typeof value === 'string') bytes += value.length;
+    // A loop over the keys, not Object.values: no array per row on a page of a hundred.
+    for (const column in row) {
+      const value = row[column];
+      if (typeof value === 'string') bytes += value.length;
+    }
   }
   return bytes;
 }

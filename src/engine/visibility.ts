@@ -12,8 +12,12 @@ export interface KnownParents {
    * in one query.
    */
   pathIds?: readonly string[];
-  /** The parent was found visible by this request already: its visibility is not checked again per row. */
-  parentChecked?: boolean;
+  /**
+   * How the parent's visibility is checked: for each row (the default); `once`, for the parent
+   * `pathIds` names, in a condition that names no row, which the database evaluates once for the
+   * whole query; or `done`, when this request found the parent visible already.
+   */
+  parentCheck?: 'row' | 'once' | 'done';
 }
 
 /**
@@ -35,14 +39,16 @@ export function visibilityCondition(scope: Scope, resource: ResourceDeclaration,
   for (const [name, link] of registry.belongsTo(resource)) {
     const isParent = name === resource.parent;
     if (isParent && parentId !== undefined) conditions.push(sql<SqlBool>`${column(link.column)} = ${parentId}`);
-    // A parent found visible already, with no path above it to pin, needs no check per row: lists
-    // under it then read as a range of an index instead of a join.
-    if (isParent && known.parentChecked === true) continue;
+    // A parent checked once, or found visible already, needs no check per row: lists under it then
+    // read as a range of an index instead of a join.
+    const check = isParent ? (known.parentCheck ?? 'row') : 'row';
+    if (check === 'done') continue;
     const owner = registry.target(link);
     const ownerAlias = `${alias}_${name}`;
     const ownerKnown = isParent ? { pathIds: abovePath } : {};
+    const ownerId = check === 'once' && parentId !== undefined ? sql`${parentId}` : column(link.column);
     conditions.push(
-      sql<SqlBool>`exists (select 1 from ${sql.table(owner.table)} as ${sql.id(ownerAlias)} where ${sql.ref(`${ownerAlias}.id`)} = ${column(link.column)} and ${visibilityCondition(scope, owner, ownerAlias, ownerKnown)})`,
+      sql<SqlBool>`exists (select 1 from ${sql.table(owner.table)} as ${sql.id(ownerAlias)} where ${sql.ref(`${ownerAlias}.id`)} = ${ownerId} and ${visibilityCondition(scope, owner, ownerAlias, ownerKnown)})`,
     );
   }
   return allOf(conditions);

@@ -81,7 +81,8 @@ export function pageDocument(
   query: Record<string, string | string[] | undefined>,
 ): ListDocument {
   const data = result.rows.map((row) => toResourceObject(result.resource, row, fields, result.included));
-  const primary = new Set(result.rows.map((row) => recordKey(result.resource.type, row.id)));
-  const included = withIncluded ? includedObjects(result.included, fields, primary) : undefined;
+  const included = withIncluded
+    ? includedObjects(result.included, fields, new Set(result.rows.map((row) => recordKey(result.resource.type, row.id))))
+    : undefined;
   return listDocument(data, included, page, result.hasMore, result.total, path, query);
 }

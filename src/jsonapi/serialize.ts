@@ -1,6 +1,14 @@
 import type { IncludeResult } from '../engine/include.js';
 import { recordKey } from '../engine/include.js';
-import { publicAttributes, type AttributeValues, type ResourceDeclaration, type Row } from '../model/index.js';
+import {
+  attributeFields,
+  publicValue,
+  type AttributeField,
+  type AttributeValues,
+  type Relationship,
+  type ResourceDeclaration,
+  type Row,
+} from '../model/index.js';
 
 export interface Linkage {
   type: string;
@@ -17,6 +25,25 @@ export interface ResourceObject {
 /** `fields[TYPE]`: the attribute and relationship names to keep, by type. */
 export type Fieldsets = ReadonlyMap<string, ReadonlySet<string>>;
 
+/** A resource's attributes and relationships, listed once per declaration for the loop over every row of a page. */
+interface ObjectPlan {
+  attributes: readonly AttributeField[];
+  relationships: readonly [string, Relationship][];
+  hasToMany: boolean;
+}
+
+const objectPlans = new WeakMap<ResourceDeclaration, ObjectPlan>();
+
+function objectPlan(resource: ResourceDeclaration): ObjectPlan {
+  let plan = objectPlans.get(resource);
+  if (plan === undefined) {
+    const relationships = Object.entries(resource.relationships);
+    plan = { attributes: attributeFields(resource), relationships, hasToMany: relationships.some(([, r]) => r.kind === 'toMany') };
+    objectPlans.set(resource, plan);
+  }
+  return plan;
+}
+
 /**
  * The resource object of one record: its public attributes (a whitelist, secrets null) and its
  * relationships. To-one relationships always carry their linkage; to-many ones only when included,
@@ -28,10 +55,18 @@ export function toResourceObject(
   fields: Fieldsets,
   included: IncludeResult | undefined,
 ): ResourceObject {
+  const plan = objectPlan(resource);
   const keep = fields.get(resource.type);
-  const toMany = included?.toMany.get(recordKey(resource.type, row.id));
+  const attributes: AttributeValues = {};
+  for (const field of plan.attributes) {
+    if (keep === undefined || keep.has(field.name)) attributes[field.name] = publicValue(field, row);
+  }
+  const toMany =
+    plan.hasToMany && included !== undefined && included.toMany.size > 0
+      ? included.toMany.get(recordKey(resource.type, row.id))
+      : undefined;
   const relationships: ResourceObject['relationships'] = {};
-  for (const [name, relationship] of Object.entries(resource.relationships)) {
+  for (const [name, relationship] of plan.relationships) {
     if (keep !== undefined && !keep.has(name)) continue;
     if (relationship.kind === 'toOne') {
       const id = row[relationship.column];
@@ -41,7 +76,7 @@ export function toResourceObject(
       if (ids !== undefined) relationships[name] = { data: ids.map((id) => ({ type: relationship.type, id })) };
     }
   }
-  return { type: resource.type, id: String(row.id), attributes: publicAttributes(resource, row, keep), relationships };
+  return { type: resource.type, id: String(row.id), attributes, relationships };
 }
 
 /** The included records that are not primary data, each once. */

@@ -1,5 +1,5 @@
-import type { Attribute, AttributeValues, TextAttribute, Secrecy } from './attributes.js';
-import { attributeFields, columnOf, fromColumn, isTrue } from './columns.js';
+import type { Attribute, AttributeValue, AttributeValues, TextAttribute, Secrecy } from './attributes.js';
+import { attributeFields, columnOf, fromColumn, isTrue, type AttributeField } from './columns.js';
 import type { ResourceDeclaration, Row } from './declaration.js';
 
 export type SecretAttribute = TextAttribute & { secret: Secrecy };
@@ -24,13 +24,18 @@ export function isSecretIn(attribute: Attribute, row: Row): boolean {
 /**
  * The attributes of a record as any reader may see them, built from the declaration as a
  * whitelist: only declared attributes, and a secret always as null. Every read path of every
- * transport goes through here, so none can skip it.
+ * transport goes through here or through `publicValue`, so none can skip it.
  */
 export function publicAttributes(resource: ResourceDeclaration, row: Row, keep?: ReadonlySet<string>): AttributeValues {
   const attributes: AttributeValues = {};
-  for (const { name, attribute, column } of attributeFields(resource)) {
-    if (keep !== undefined && !keep.has(name)) continue;
-    attributes[name] = isSecretIn(attribute, row) ? null : fromColumn(attribute, row[column]);
+  for (const field of attributeFields(resource)) {
+    if (keep !== undefined && !keep.has(field.name)) continue;
+    attributes[field.name] = publicValue(field, row);
   }
   return attributes;
+}
+
+/** One declared attribute of a record as any reader may see it: a secret is null. */
+export function publicValue({ attribute, column }: AttributeField, row: Row): AttributeValue {
+  return isSecretIn(attribute, row) ? null : fromColumn(attribute, row[column]);
 }

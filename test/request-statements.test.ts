@@ -13,12 +13,13 @@ import {
 } from './harness.ts';
 
 /**
- * A create is one statement when nothing before its INSERT needs the parent: the INSERT inserts the
- * row only under a parent the caller can see. Whatever else asks for the parent (a team member's
- * permissions, a refusal) looks it up first, so a missing parent is still the first thing answered.
- * Counted in the server's statement log (STRATUM_LOG_LEVEL=trace).
+ * The commonest requests under a parent are one statement each. A create's INSERT inserts the row
+ * only under a parent the caller can see, and a page's query checks the parent once; whatever else
+ * asks for the parent (a team member's permissions, a refusal, an empty page) looks it up, so a
+ * missing parent is still the first thing answered. Counted in the server's statement log
+ * (STRATUM_LOG_LEVEL=trace).
  */
-describeEachStore('the statements of a create', { env: { STRATUM_LOG_LEVEL: 'trace' } }, (context) => {
+describeEachStore('the statements of a create and a list', { env: { STRATUM_LOG_LEVEL: 'trace' } }, (context) => {
   const variable = (key: string) => resourceDocument('variable', { key, value: 'v', category: 'ENV' });
 
   async function workspaceWithTeam(server: TestServer, manageWorkspace: boolean) {
@@ -74,5 +75,43 @@ describeEachStore('the statements of a create', { env: { STRATUM_LOG_LEVEL: 'tra
     // Where the workspace is there: the member without the permission is refused, an invalid body is 422.
     assertError(await server.post(`/api/v1/workspace/${workspace}/variable`, variable('REGION'), { token: member }), 403);
     assertError(await server.post(`/api/v1/workspace/${workspace}/variable`, variable('NOT-AN-ENV-NAME')), 422, '/data/attributes/key');
+  });
+
+  it("a page of a workspace's variables is one statement; an empty page asks whether the workspace is there", async () => {
+    const { server } = context;
+    const { workspace } = await workspaceWithTeam(server, true);
+    const path = `/api/v1/workspace/${workspace}/variable`;
+    // A page small enough to hold its rows' worst case: a larger one is measured in the database first.
+    const list = () => server.get(`${path}?page[size]=20`);
+    const empty = await statementsOf(server, path, list);
+    assert.equal(empty.answer.status, 200, empty.answer.text);
+    assert.deepEqual(empty.answer.body.data, []);
+    assert.equal(empty.statements.length, 2, empty.statements.join('\n'));
+    for (const key of ['A', 'B', 'C']) await createRecord(server, path, 'variable', { key, value: 'v', category: 'ENV' });
+    const page = await statementsOf(server, path, list);
+    assert.deepEqual(
+      page.answer.body.data.map((v: { attributes: { key: string } }) => v.attributes.key),
+      ['A', 'B', 'C'],
+    );
+    assert.equal(page.statements.length, 1, page.statements.join('\n'));
+  });
+
+  it("a list under a workspace that is not there, or not the caller's, is 404, before a bad filter", async () => {
+    const { server } = context;
+    const { workspace } = await workspaceWithTeam(server, true);
+    await createRecord(server, `/api/v1/workspace/${workspace}/variable`, 'variable', { key: 'A', value: 'v', category: 'ENV' });
+    const missing = randomUUID();
+    const outsider = await server.token({ groups: [`outsider-${randomUUID()}`] });
+    for (const [id, query, token] of [
+      [missing, '', undefined],
+      [missing, '?filter=key=bad=x', undefined],
+      [workspace, '', outsider],
+      [workspace, '?filter=key==A', outsider],
+    ] as const) {
+      const response = await server.get(`/api/v1/workspace/${id}/variable${query}`, { token });
+      const [error] = assertError(response, 404);
+      assert.match(error?.detail ?? '', new RegExp(id), response.text);
+    }
+    assertError(await server.get(`/api/v1/workspace/${workspace}/variable?filter=key=bad=x`), 400);
   });
 });

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
-import pg from 'pg';
 import type { Config } from '../config.js';
 import type { Database } from '../model/index.js';
 import { embeddedOpenFailure, MissingStoreError, postgresConnectionFailure } from './connection-failures.js';
@@ -72,7 +71,7 @@ export async function openStore(config: Config, warn: (message: string) => void 
  */
 export async function connectStore(config: Config, access: StoreAccess, warn: (message: string) => void = () => undefined): Promise<Store> {
   if (config.databaseUrl === undefined) return openEmbedded(config, access, warn);
-  const store = openPostgres(config, config.databaseUrl);
+  const store = await openPostgres(config, config.databaseUrl);
   try {
     await store.ping();
   } catch (error) {
@@ -162,7 +161,9 @@ function withStatementCache(handle: Sqlite.Database): SqliteDatabase {
   };
 }
 
-function openPostgres(config: Config, databaseUrl: string): Store {
+async function openPostgres(config: Config, databaseUrl: string): Promise<Store> {
+  // Loaded only for PostgreSQL: the embedded default starts without it (a few tens of milliseconds).
+  const { default: pg } = await import('pg');
   const poolSize = config.databasePoolSize;
   const pool = new pg.Pool({
     connectionString: databaseUrl,

@@ -1,7 +1,7 @@
 import { sql, type SqlBool } from 'kysely';
 import { columnOf, type ResourceDeclaration } from '../model/index.js';
 import { readableTenant } from '../policy/tenancy.js';
-import { allOf, type Condition } from '../store/conditions.js';
+import { allOf, rowExists, type Condition } from '../store/conditions.js';
 import type { Scope } from './engine.js';
 
 /** What a query already knows about the rows' parents. */
@@ -32,7 +32,7 @@ export function visibilityCondition(scope: Scope, resource: ResourceDeclaration,
   const column = (name: string) => sql.ref(`${alias}.${name}`);
   if (resource.softDelete !== undefined) conditions.push(sql<SqlBool>`${column(columnOf(resource.softDelete))} = 0`);
   if (resource === registry.tenant) {
-    conditions.push(sql<SqlBool>`${readableTenant(registry, scope.caller, column('id'))}`);
+    conditions.push(sql<SqlBool>`${readableTenant(registry, scope.caller, column('id'), scope.engine.store.dialect)}`);
     return allOf(conditions);
   }
   const [parentId, ...abovePath] = known.pathIds ?? [];
@@ -48,7 +48,10 @@ export function visibilityCondition(scope: Scope, resource: ResourceDeclaration,
     const ownerKnown = isParent ? { pathIds: abovePath } : {};
     const ownerId = check === 'once' && parentId !== undefined ? sql`${parentId}` : column(link.column);
     conditions.push(
-      sql<SqlBool>`exists (select 1 from ${sql.table(owner.table)} as ${sql.id(ownerAlias)} where ${sql.ref(`${ownerAlias}.id`)} = ${ownerId} and ${visibilityCondition(scope, owner, ownerAlias, ownerKnown)})`,
+      rowExists(
+        scope.engine.store.dialect,
+        sql`select 1 from ${sql.table(owner.table)} as ${sql.id(ownerAlias)} where ${sql.ref(`${ownerAlias}.id`)} = ${ownerId} and ${visibilityCondition(scope, owner, ownerAlias, ownerKnown)}`,
+      ),
     );
   }
   return allOf(conditions);

@@ -1,6 +1,8 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Caller } from '../auth/caller.js';
 import { columnOf, type Registry } from '../model/index.js';
+import { rowExists } from '../store/conditions.js';
+import type { Dialect } from '../store/dialect.js';
 
 /**
  * Which tenants the caller may read, as a SQL predicate on a tenant id column, so that read
@@ -9,14 +11,17 @@ import { columnOf, type Registry } from '../model/index.js';
  * Administrators read every tenant; anyone else reads those where one of its groups names a
  * membership record (a team).
  */
-export function readableTenant(registry: Registry, caller: Caller, tenantId: Expression<unknown>): Expression<SqlBool> {
+export function readableTenant(registry: Registry, caller: Caller, tenantId: Expression<unknown>, dialect: Dialect): Expression<SqlBool> {
   if (caller.isAdministrator) return sql<SqlBool>`1 = 1`;
   const membership = registry.membership;
   const link = membership === undefined ? undefined : registry.parentLink(membership.resource);
   if (membership === undefined || link === undefined || caller.groups.length === 0) return sql<SqlBool>`1 = 0`;
   const table = sql.table(membership.resource.table);
   const group = sql.ref(`member.${columnOf(membership.rules.groupAttribute)}`);
-  return sql<SqlBool>`exists (select 1 from ${table} as member where ${sql.ref(`member.${link.column}`)} = ${tenantId} and ${group} in (${sql.join(caller.groups)}))`;
+  return rowExists(
+    dialect,
+    sql`select 1 from ${table} as member where ${sql.ref(`member.${link.column}`)} = ${tenantId} and ${group} in (${sql.join(caller.groups)})`,
+  );
 }
 
 /**

@@ -8,7 +8,11 @@ export type { Logger };
  * synchronous logging halved throughput when measured (decisions.md).
  */
 export function createLogger(level: Config['logLevel']): Logger {
-  return pino({ level, base: { pid: process.pid }, timestamp: isoTimeEachMillisecond() }, pino.destination({ dest: 1, sync: false }));
+  // minLength 1 writes each line at once, as 0 does, but makes flush() wait for the lines still being
+  // written: with 0 it calls back at once, and an exit then wrote the last lines synchronously ahead of
+  // the one in flight (the "stopped" line came before the one logged just before it).
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 1 });
+  return pino({ level, base: { pid: process.pid }, timestamp: isoTimeEachMillisecond() }, destination);
 }
 
 /**

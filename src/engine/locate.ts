@@ -1,5 +1,6 @@
-import { notFound } from '../errors.js';
+import { ApiError, notFound } from '../errors.js';
 import type { ResourceDeclaration, Row, ToOne } from '../model/index.js';
+import { isUuid } from '../store/record-id.js';
 import type { Scope } from './engine.js';
 import { findVisible } from './queries.js';
 
@@ -48,9 +49,7 @@ export async function locateRecord(scope: Scope, address: RecordAddress, lock = 
     if (row === undefined) throw notFound(address.resource.type, address.id);
     return row;
   }
-  // The path's ids from the parent up, as the visibility condition walks them.
-  const pathIds = address.ancestors.map((step) => step.id).reverse();
-  const row = await findVisible(scope, address.resource, address.id, { lock, pathIds });
+  const row = await findVisible(scope, address.resource, address.id, { lock, pathIds: pathIdsOf(address.ancestors) });
   if (row !== undefined) return row;
   for (let depth = 1; depth <= address.ancestors.length; depth++) {
     const step = address.ancestors[depth - 1];
@@ -62,6 +61,25 @@ export async function locateRecord(scope: Scope, address: RecordAddress, lock = 
     if ((await findVisible(scope, step.resource, step.id, { pathIds: above })) === undefined) throw notFound(step.resource.type, step.id);
   }
   throw notFound(address.resource.type, address.id);
+}
+
+/** The ids of a path from the parent up, as the visibility condition walks them. */
+export const pathIdsOf = (ancestors: readonly PathStep[]): string[] => ancestors.map((step) => step.id).reverse();
+
+/**
+ * Runs `work`, which checks the parent of `ancestors` inside its own query instead of looking it up
+ * first, and keeps the order of answers of a lookup first: an id that cannot name a record, and any
+ * refusal `work` throws, are answered as a missing parent would be, by `lookUp` (404 naming the first
+ * step that is not there) before anything else. A database failure leaves as it is.
+ */
+export async function parentFirst<T>(ancestors: readonly PathStep[], lookUp: () => Promise<unknown>, work: () => Promise<T>): Promise<T> {
+  if (!ancestors.every((step) => isUuid(step.id))) await lookUp();
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ApiError) await lookUp();
+    throw error;
+  }
 }
 
 /** The id of the tenant a record lives in, walking up its parents (no query when the parent is the tenant). */

@@ -1,11 +1,9 @@
 import type { ResourceDeclaration, Row, ToOne } from '../model/index.js';
 import { compileFilter } from '../rsql/compile.js';
 import type { Condition } from '../store/conditions.js';
-import { ApiError } from '../errors.js';
-import { isUuid } from '../store/record-id.js';
 import type { Scope } from './engine.js';
 import { loadIncluded, type IncludeResult } from './include.js';
-import { locateParent, locateRecord, type CollectionAddress, type RecordAddress } from './locate.js';
+import { locateParent, locateRecord, parentFirst, pathIdsOf, type CollectionAddress, type RecordAddress } from './locate.js';
 import type { ListOptions, ReadOptions } from './options.js';
 import { filterContext, findVisible, listVisible, type ListResult } from './queries.js';
 
@@ -28,24 +26,17 @@ export interface RecordPage extends ListResult {
  */
 export async function listRecords(scope: Scope, collection: CollectionAddress, options: ListOptions): Promise<RecordPage> {
   const { resource, ancestors } = collection;
-  const pathIds = ancestors.map((step) => step.id).reverse();
-  // An id that is no record's is answered at once, naming the first such step (404).
-  if (!pathIds.every(isUuid)) await locateParent(scope, ancestors);
-  let page: ListResult;
-  try {
+  const lookUp = () => locateParent(scope, ancestors);
+  const page = await parentFirst(ancestors, lookUp, () => {
     const where: Condition[] = [];
     for (const filter of [options.filter, options.filtersByType.get(resource.type)]) {
       if (filter !== undefined) where.push(compileFilter(filter.expression, resource, 'r', filterContext(scope, filter)));
     }
     // The rows need only their own checks: the parent is a range of an index.
-    const known = { pathIds, parentCheck: 'once' as const };
-    page = await listVisible(scope, resource, { where, sort: options.sort, page: options.page, known });
-  } catch (error) {
-    // A refusal (a filter, a page too large) names a missing parent first.
-    if (error instanceof ApiError) await locateParent(scope, ancestors);
-    throw error;
-  }
-  if (page.rows.length === 0) await locateParent(scope, ancestors);
+    const known = { pathIds: pathIdsOf(ancestors), parentCheck: 'once' as const };
+    return listVisible(scope, resource, { where, sort: options.sort, page: options.page, known });
+  });
+  if (page.rows.length === 0) await lookUp();
   const included = await loadIncluded(scope, resource, page.rows, options.include, options.filtersByType);
   return { ...page, resource, included };
 }

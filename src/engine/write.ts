@@ -1,5 +1,5 @@
 import { auditName } from '../auth/caller.js';
-import { ApiError, invalidValue, notFound } from '../errors.js';
+import { invalidValue, notFound } from '../errors.js';
 import {
   auditColumns,
   toColumns,
@@ -11,11 +11,11 @@ import {
 } from '../model/index.js';
 import { capabilitiesIn } from '../policy/capabilities.js';
 import { authorize, type WriteAction } from '../policy/rules.js';
-import { isUuid, newRecordId } from '../store/record-id.js';
+import { newRecordId } from '../store/record-id.js';
 import { inTransaction, inWrite, type Scope } from './engine.js';
 import { defaultOf, type InputReader, type RecordInput } from './input.js';
 import { linkAttributesAsLinks } from './link-attributes.js';
-import { locateParent, locateRecord, tenantIdOf, type CollectionAddress, type RecordAddress } from './locate.js';
+import { locateParent, locateRecord, parentFirst, pathIdsOf, tenantIdOf, type CollectionAddress, type RecordAddress } from './locate.js';
 import type { ReadOptions } from './options.js';
 import { findVisible, insertUnder, type ParentPath } from './queries.js';
 import { withIncluded, type RecordResult } from './read.js';
@@ -48,23 +48,14 @@ export async function createRecord(
       const parentRow = await parent();
       return parentStep === undefined || parentRow === undefined ? id : tenantIdOf(tx, parentStep.resource, parentRow);
     });
-    // An id that is no record's is answered at once, naming the first such step (404).
-    const pathIds = ancestors.map((step) => step.id).reverse();
-    if (!pathIds.every(isUuid)) await parent();
     const now = new Date().toISOString();
-    let record: NewRecord;
-    let columns: Row;
-    try {
+    const columns = await parentFirst(ancestors, parent, async () => {
       await authorizeWrite(tx, resource, 'create', tenantId);
-      record = { id, parentId: parentStep?.id, tenantId, ...linkAttributesAsLinks(resource, readInput()) };
-      columns = await recordColumns(tx, resource, record, now);
-    } catch (error) {
-      // A refusal names a missing parent first; a database failure leaves as it is.
-      if (error instanceof ApiError) await parent();
-      throw error;
-    }
+      const input = linkAttributesAsLinks(resource, readInput());
+      return recordColumns(tx, resource, { id, parentId: parentStep?.id, tenantId, ...input }, now);
+    });
     const unchecked = parentStep !== undefined && located === undefined;
-    const under = unchecked ? { resource: parentStep.resource, pathIds } : undefined;
+    const under = unchecked ? { resource: parentStep.resource, pathIds: pathIdsOf(ancestors) } : undefined;
     const inserted = await insertRow(tx, resource, columns, under);
     if (inserted === undefined) {
       await parent();
@@ -179,6 +170,8 @@ async function recordColumns(tx: Scope, resource: ResourceDeclaration, record: N
  * `under` names a parent not looked up yet: the row is inserted only if the caller can see it at
  * that path, and undefined comes back otherwise.
  */
+async function insertRow(tx: Scope, resource: ResourceDeclaration, columns: Row): Promise<Row>;
+async function insertRow(tx: Scope, resource: ResourceDeclaration, columns: Row, under: ParentPath | undefined): Promise<Row | undefined>;
 async function insertRow(tx: Scope, resource: ResourceDeclaration, columns: Row, under?: ParentPath): Promise<Row | undefined> {
   const given = Object.entries(columns).filter(([, value]) => value !== undefined);
   const names = given.map(([name]) => name);
@@ -192,7 +185,9 @@ async function insertRow(tx: Scope, resource: ResourceDeclaration, columns: Row,
             .returningAll(),
         )
       : insertUnder(tx, resource, { names, values }, under);
-  return (await tx.db.executeQuery(query)).rows[0];
+  const [row] = (await tx.db.executeQuery(query)).rows;
+  if (row === undefined && under === undefined) throw new Error(`inserting into ${resource.table} returned no row`);
+  return row;
 }
 
 /** What write hooks may do: read the tenant, and create records beside the one written. */
@@ -211,7 +206,7 @@ function writeContext(tx: Scope, tenantId: TenantId, now: string): WriteContext 
       for (const [name, attribute] of Object.entries(resource.attributes)) if (!attribute.readOnly) attributes[name] = defaultOf(attribute);
       const record = { id: newRecordId(), parentId, tenantId, attributes: { ...attributes, ...given }, relationships: {} };
       const row = await insertRow(tx, resource, await recordColumns(tx, resource, record, now));
-      if (row !== undefined) await resource.afterCreate?.(writeContext(tx, tenantId, now), row);
+      await resource.afterCreate?.(writeContext(tx, tenantId, now), row);
     },
   };
 }

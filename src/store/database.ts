@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from '../model/index.js';
 import { embeddedOpenFailure, MissingStoreError, postgresConnectionFailure } from './connection-failures.js';
@@ -9,6 +9,7 @@ import { DataFolderLock, DataFolderLockedError } from './data-folder-lock.js';
 import type { Dialect } from './dialect.js';
 import { migrateToLatest } from './migrate.js';
 import { PreparedStatements } from './prepared-statements.js';
+import { withStatementCache } from './sqlite-statements.js';
 import { keepStatistics } from './statistics.js';
 
 export type { Database } from '../model/index.js';
@@ -130,33 +131,6 @@ function openEmbedded({ dataDir, sqliteAnalyzeIntervalMs }: Config, access: Stor
       await stopStatistics();
       await db.destroy();
       lock?.release();
-    },
-  };
-}
-
-/** Prepared statements kept per SQL text; texts vary only with the length of value lists. */
-const cachedStatements = 500;
-
-/**
- * The SQLite handle as Kysely uses it, with prepared statements reused per SQL text: Kysely's
- * driver prepares every query, and preparing costs several times what running a point query does.
- * Statements are used one at a time (the driver runs one query at a time on its one connection).
- */
-function withStatementCache(handle: Sqlite.Database): SqliteDatabase {
-  const statements = new Map<string, Sqlite.Statement>();
-  return {
-    close: () => handle.close(),
-    prepare: (text: string) => {
-      let statement = statements.get(text);
-      if (statement !== undefined) {
-        // Most recently used last, so the oldest is the first to go.
-        statements.delete(text);
-      } else {
-        statement = handle.prepare(text);
-        if (statements.size >= cachedStatements) statements.delete(statements.keys().next().value ?? '');
-      }
-      statements.set(text, statement);
-      return statement;
     },
   };
 }

@@ -7,13 +7,14 @@ import type { Config } from './config.js';
 import type { Engine } from './engine/engine.js';
 import { ResponseMemory } from './engine/response-memory.js';
 import { adminTokenRoutes } from './http/admin-token-routes.js';
+import { arrival } from './http/arrival.js';
 import { AllowedMethods } from './http/allowed-methods.js';
 import { atomicOperationsDescription } from './http/atomic-description.js';
 import { atomicRoute } from './http/atomic-route.js';
 import { authentication } from './http/authentication.js';
 import { bodyParsing } from './http/body-parsing.js';
 import { ClientErrorAnswers } from './http/client-errors.js';
-import { capConnections, closeAfterUnreadBody, refuseWhileClosing, serverTimeouts } from './http/connections.js';
+import { capConnections, closeUnlessBodyRead, refuseWhileClosing, serverTimeouts } from './http/connections.js';
 import { crossOrigin } from './http/cross-origin.js';
 import { registerDescribedRoutes } from './http/described-route.js';
 import { docs } from './http/docs.js';
@@ -25,12 +26,12 @@ import { requestMetrics } from './http/request-metrics.js';
 import { releaseRoutes } from './http/release-routes.js';
 import { openApiDocument } from './http/openapi.js';
 import { withGuide } from './http/openapi-guide.js';
-import { requestIdOf, requestIds } from './http/request-id.js';
+import { requestIdOf, stampRequestId } from './http/request-id.js';
 import { logRequest, requestLog } from './http/request-log.js';
 import { resourceRoutes } from './http/resource-routes.js';
 import { serviceIndex } from './http/service-index.js';
 import { tokenRoutes } from './http/token-routes.js';
-import { urlCheck } from './http/url-check.js';
+import { refuseNulInUrl } from './http/url-check.js';
 import { AtomicOperations } from './jsonapi/atomic.js';
 import { routesOf } from './jsonapi/routes.js';
 import type { Logger } from './log.js';
@@ -59,8 +60,9 @@ const maxBodyBytes = 1024 * 1024;
  * Assembles the HTTP service: a server whose timeouts and connection cap keep slow clients from
  * holding it, and whose errors before routing (malformed framing, 408, 431) are JSON:API error
  * documents; then plugins in a fixed order: cross-origin headers and preflights (when origins are
- * configured), closing connections whose body was not read, body parsing, error rendering, refusing
- * requests while the server stops, request log and health checks; then, behind authentication, the
+ * configured), body parsing, error rendering, the arrival steps (the request id on every answer,
+ * closing connections whose body was not read, refusing requests while the server stops or whose
+ * URL holds a NUL), request log and health checks; then, behind authentication, the
  * resource routes, GraphQL and the token routes (with their administration); then the public API
  * description. At trace level, the SQL statements of the engine and of the API token records are
  * logged.
@@ -114,14 +116,11 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
   const releaseEndpoints = releaseRoutes(config.releases, log);
 
   if (config.corsOrigins.length > 0) void app.register(crossOrigin, { origins: config.corsOrigins });
-  void app.register(closeAfterUnreadBody);
   void app.register(bodyParsing);
   void app.register(errorRendering, { log, allowedMethods: (path: string) => allowedMethods.of(path) });
-  void app.register(requestIds);
-  void app.register(refuseWhileClosing);
+  void app.register(arrival, { steps: [stampRequestId, closeUnlessBodyRead, refuseWhileClosing(app), refuseNulInUrl] });
   void app.register(requestLog, { log });
   if (metrics !== undefined) void app.register(requestMetrics, { metrics });
-  void app.register(urlCheck);
   void app.register(health, { store });
   // Public, as in Terrakube: the vendors' release lists the workspace pages offer.
   void app.register((api) => {

@@ -4,7 +4,8 @@ import { describe, it } from 'node:test';
 import Fastify from 'fastify';
 import pino from 'pino';
 import { errorRendering } from '../src/http/error-rendering.ts';
-import { requestIdOf, requestIds } from '../src/http/request-id.ts';
+import { arrival } from '../src/http/arrival.ts';
+import { requestIdOf, stampRequestId } from '../src/http/request-id.ts';
 import { requestLog } from '../src/http/request-log.ts';
 import { createOrganization, describeEachStore, eventually, type TestServer } from './harness.ts';
 
@@ -173,7 +174,7 @@ describe('unexpected errors', () => {
     const log = pino({ level: 'info' }, sink);
     const app = Fastify({ logger: false, genReqId: requestIdOf });
     await app.register(errorRendering, { log });
-    await app.register(requestIds);
+    await app.register(arrival, { steps: [stampRequestId] });
     await app.register(requestLog, { log });
     app.get('/boom', () => {
       throw new Error('secret internals: select * from api_token');

@@ -1,9 +1,9 @@
 import type { IncomingMessage, Server, ServerOptions } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import fp from 'fastify-plugin';
 import type { ConnectionLimits } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { ArrivalStep } from './arrival.js';
 
 /** How often a warning about refused connections may be logged, so an attack does not flood the log. */
 const refusalWarningIntervalMs = 10_000;
@@ -51,20 +51,21 @@ export function capConnections(server: Server, maxConnections: number, log: Logg
 }
 
 /**
- * An answer sent before the request's body arrived (the 401 of authentication, which runs before
+ * An answer sent before the request's body was read (the 401 of authentication, which runs before
  * the body is read; a 413 or 415 decided on the headers alone) closes the connection. Otherwise
  * Node keeps reading the unread body to reuse the connection, and a client that trickles it, or
- * declares a huge one, holds the connection for as long as it likes.
+ * declares a huge one, holds the connection for as long as it likes. Node's own keep-alive flag
+ * says so: cleared on arrival of a request with a body, restored once the body has been read.
  */
-export const closeAfterUnreadBody = fp(
-  (app: FastifyInstance) => {
-    app.addHook('onSend', (request, reply, payload, done) => {
-      if (hasBody(request.raw) && !request.raw.complete) reply.header('connection', 'close');
-      done(null, payload);
-    });
-  },
-  { name: 'close-after-unread-body' },
-);
+export const closeUnlessBodyRead: ArrivalStep = (request, reply) => {
+  const { raw } = request;
+  if (raw.complete || !hasBody(raw)) return undefined;
+  const response = reply.raw;
+  const keepAlive = response.shouldKeepAlive;
+  response.shouldKeepAlive = false;
+  raw.once('end', () => (response.shouldKeepAlive = keepAlive));
+  return undefined;
+};
 
 function hasBody(request: IncomingMessage): boolean {
   return request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
@@ -75,20 +76,12 @@ function hasBody(request: IncomingMessage): boolean {
  * progress) is answered 503 with an error document, where Fastify's own answer would not be one;
  * Fastify adds `Connection: close`. Create the server with `return503OnClosing: false`.
  */
-export const refuseWhileClosing = fp(
-  (app: FastifyInstance) => {
-    let closing = false;
-    app.addHook('preClose', (done) => {
-      closing = true;
-      done();
-    });
-    app.addHook('onRequest', (_request, _reply, done) => {
-      if (!closing) {
-        done();
-        return;
-      }
-      done(new ApiError(503, { code: 'shutting_down', detail: 'The server is stopping; send the request again.' }));
-    });
-  },
-  { name: 'refuse-while-closing', dependencies: ['error-rendering'] },
-);
+export function refuseWhileClosing(app: FastifyInstance): ArrivalStep {
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  return () =>
+    closing ? new ApiError(503, { code: 'shutting_down', detail: 'The server is stopping; send the request again.' }) : undefined;
+}

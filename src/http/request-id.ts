@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance } from 'fastify';
-import fp from 'fastify-plugin';
+import type { ArrivalStep } from './arrival.js';
 
 /**
  * What a caller's X-Request-Id may be for the service to adopt it: short, printable, no spaces or
@@ -19,12 +18,7 @@ export function requestIdOf(request: IncomingMessage): string {
 }
 
 /** Every answer carries its request's id, so a caller can quote it when reporting a problem. */
-export const requestIds = fp(
-  (app: FastifyInstance) => {
-    app.addHook('onRequest', (request, reply, done) => {
-      reply.header('x-request-id', request.id);
-      done();
-    });
-  },
-  { name: 'request-ids' },
-);
+export const stampRequestId: ArrivalStep = (request, reply) => {
+  reply.header('x-request-id', request.id);
+  return undefined;
+};

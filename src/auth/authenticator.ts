@@ -20,6 +20,16 @@ export class Authenticator {
     private readonly oidc: OidcVerifier | undefined,
   ) {}
 
+  /**
+   * The caller of a token verified lately that needs no further check (not an API token, whose
+   * revocation is looked up every time): known without waiting, which spares a read the promises
+   * of the full path.
+   */
+  knownCaller(token: string): Caller | undefined {
+    const verified = this.verifiedTokens.get(token);
+    return verified === undefined || verified.tracked !== undefined ? undefined : verified.caller;
+  }
+
   /** `context` goes into the log lines written on the way, such as the request's id. */
   async authenticate(token: string, context: Record<string, unknown> = {}): Promise<Caller> {
     const verified = this.verifiedTokens.get(token);

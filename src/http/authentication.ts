@@ -20,28 +20,53 @@ declare module 'fastify' {
 export const authentication = fp(
   (api: FastifyInstance, { authenticator, log }: { authenticator: Authenticator; log: Logger }) => {
     api.decorateRequest('caller', undefined);
-    api.addHook('onRequest', async (request: FastifyRequest): Promise<void> => {
-      const header = request.headers.authorization;
-      if (header === undefined || header.trim() === '') throw unauthorized('A bearer token is required.', false);
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-      if (match?.[1] === undefined) throw unauthorized('The Authorization header must be "Bearer <token>".', true);
-      try {
-        request.caller = await authenticator.authenticate(match[1], { reqId: request.id });
-      } catch (error) {
-        if (error instanceof InvalidTokenError) throw unauthorized(error.message, true);
-        if (error instanceof IdentityProviderUnavailableError) {
-          log.warn({ reqId: request.id, reason: error.message }, 'identity provider unavailable');
-          throw new ApiError(503, {
-            code: 'identity_provider_unavailable',
-            detail: 'The identity provider could not be reached to verify the token; retry shortly.',
-          });
-        }
-        throw error;
+    const refusal = (error: unknown): Error => {
+      if (error instanceof InvalidTokenError) return unauthorized(error.message, true);
+      if (error instanceof IdentityProviderUnavailableError) {
+        return new ApiError(503, {
+          code: 'identity_provider_unavailable',
+          detail: 'The identity provider could not be reached to verify the token; retry shortly.',
+        });
       }
+      return error instanceof Error ? error : new Error(String(error));
+    };
+    // A callback hook rather than an async one: most requests carry a token verified moments ago,
+    // whose caller is known at once.
+    api.addHook('onRequest', (request, _reply, done) => {
+      const token = bearerToken(request.headers.authorization);
+      if (token instanceof ApiError) {
+        done(token);
+        return;
+      }
+      const known = authenticator.knownCaller(token);
+      if (known !== undefined) {
+        request.caller = known;
+        done();
+        return;
+      }
+      authenticator.authenticate(token, { reqId: request.id }).then(
+        (caller) => {
+          request.caller = caller;
+          done();
+        },
+        (error: unknown) => {
+          if (error instanceof IdentityProviderUnavailableError) {
+            log.warn({ reqId: request.id, reason: error.message }, 'identity provider unavailable');
+          }
+          done(refusal(error));
+        },
+      );
     });
   },
   { name: 'authentication', dependencies: ['error-rendering'] },
 );
+
+/** The token of an `Authorization: Bearer <token>` header, or why there is none. */
+function bearerToken(header: string | undefined): string | ApiError {
+  if (header === undefined || header.trim() === '') return unauthorized('A bearer token is required.', false);
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+  return token ?? unauthorized('The Authorization header must be "Bearer <token>".', true);
+}
 
 /** The caller the authentication hook identified. */
 export function requireCaller(request: FastifyRequest): Caller {

@@ -187,7 +187,7 @@ export function inspectConfig(env: NodeJS.ProcessEnv = process.env): { config: C
     encryptionKey,
     adminGroup,
     logLevel: logLevel as Config['logLevel'],
-    databasePoolSize: integer('STRATUM_DATABASE_POOL_SIZE', 20, 1, 1000),
+    databasePoolSize: integer('STRATUM_DATABASE_POOL_SIZE', 10, 1, 1000),
     databasePoolWaitMs: integer('STRATUM_DATABASE_POOL_WAIT_MS', 30000, 100, 3_600_000),
     statementTimeoutMs: integer('STRATUM_STATEMENT_TIMEOUT_MS', 15000, 100, 3_600_000),
     sqliteAnalyzeIntervalMs: integer('STRATUM_SQLITE_ANALYZE_INTERVAL_MS', 12 * 3_600_000, 100, 30 * 86_400_000),

@@ -82,7 +82,7 @@ describe('slow clients: an answer sent before the body was read closes the conne
       headers: () => ({ authorization: `Bearer ${token}`, 'content-type': 'text/plain', 'content-length': 50 * 1024 * 1024 }),
     },
   ];
-  it('an answer sent before the body was read carries Connection: close and ends the connection; a body-less request keeps it', async (t) => {
+  it('an answer sent before the body was read carries Connection: close and ends the connection; a request without a body, or whose body was read, keeps it', async (t) => {
     for (const { what, status, headers } of cases) {
       await t.test(what, async () => {
         const answer = await rawRequest(server.url, {
@@ -97,6 +97,18 @@ describe('slow clients: an answer sent before the body was read closes the conne
     await t.test('a GET without a body', async () => {
       const answer = await rawRequest(server.url, { head: requestHead('GET', '/healthz', {}), waitMs: 500 });
       assert.equal(answer.status, 200);
+      assert.notEqual(answer.headers.connection, 'close');
+      assert.equal(answer.ended, 'open');
+    });
+    await t.test('a POST whose body was read', async () => {
+      const body = JSON.stringify({ data: { type: 'organization', attributes: { name: `keep-alive-${store}` } } });
+      const headers = {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/vnd.api+json',
+        'content-length': Buffer.byteLength(body),
+      };
+      const answer = await rawRequest(server.url, { head: requestHead('POST', '/api/v1/organization', headers) + body, waitMs: 500 });
+      assert.equal(answer.status, 201, answer.text);
       assert.notEqual(answer.headers.connection, 'close');
       assert.equal(answer.ended, 'open');
     });

@@ -77,6 +77,9 @@ async function load(job: LoadJob, pid: number): Promise<Measured> {
   return { ...(JSON.parse(output) as LoadResult), peakRssMiB: Math.round(peak) };
 }
 
+/** Load before each scenario's rounds, not counted. */
+const warmUpSeconds = 2;
+
 /** Requests sent before a latency series, not counted: the first ones also plan the query and read cold pages. */
 const warmUpRequests = 3;
 
@@ -202,9 +205,12 @@ async function measure(store: BenchStore, ids: SeededIds, stratum: RunningServer
   const throughput: ThroughputScenario[] = [];
   for (const scenario of selected) {
     const entry: ThroughputScenario = { name: scenario.name, connections: scenario.connections, stratum: [], ceiling: [] };
+    // Uncounted: the first seconds of a scenario also compile its code paths and fill caches.
+    await load({ ...scenario.stratum, durationSeconds: warmUpSeconds }, stratum.pid);
+    await load({ ...scenario.ceiling, durationSeconds: warmUpSeconds }, ceiling.pid);
     for (let round = 0; round < rounds; round++) {
       entry.stratum.push(await load(scenario.stratum, stratum.pid));
-      entry.ceiling.push(await load(scenario.ceiling, stratum.pid));
+      entry.ceiling.push(await load(scenario.ceiling, ceiling.pid));
     }
     process.stderr.write(
       `${store.kind} ${scenario.name} (${scenario.connections}): ${JSON.stringify(entry.stratum.map((m) => Math.round(m.requestsPerSecond)))} / ${JSON.stringify(entry.ceiling.map((m) => Math.round(m.requestsPerSecond)))}\n`,

@@ -20,9 +20,11 @@ declare module 'fastify' {
 export const authentication = fp(
   (api: FastifyInstance, { authenticator, log }: { authenticator: Authenticator; log: Logger }) => {
     api.decorateRequest('caller', undefined);
-    const refusal = (error: unknown): Error => {
+    // What a failed verification answers; a provider out of reach is also worth a warning.
+    const refusal = (error: unknown, request: FastifyRequest): Error => {
       if (error instanceof InvalidTokenError) return unauthorized(error.message, true);
       if (error instanceof IdentityProviderUnavailableError) {
+        log.warn({ reqId: request.id, reason: error.message }, 'identity provider unavailable');
         return new ApiError(503, {
           code: 'identity_provider_unavailable',
           detail: 'The identity provider could not be reached to verify the token; retry shortly.',
@@ -31,30 +33,25 @@ export const authentication = fp(
       return error instanceof Error ? error : new Error(String(error));
     };
     // A callback hook rather than an async one: most requests carry a token verified moments ago,
-    // whose caller is known at once.
+    // whose caller the authenticator gives at once.
     api.addHook('onRequest', (request, _reply, done) => {
       const token = bearerToken(request.headers.authorization);
       if (token instanceof ApiError) {
         done(token);
         return;
       }
-      const known = authenticator.knownCaller(token);
-      if (known !== undefined) {
-        request.caller = known;
+      const caller = authenticator.authenticate(token, { reqId: request.id });
+      if (!(caller instanceof Promise)) {
+        request.caller = caller;
         done();
         return;
       }
-      authenticator.authenticate(token, { reqId: request.id }).then(
-        (caller) => {
-          request.caller = caller;
+      caller.then(
+        (verified) => {
+          request.caller = verified;
           done();
         },
-        (error: unknown) => {
-          if (error instanceof IdentityProviderUnavailableError) {
-            log.warn({ reqId: request.id, reason: error.message }, 'identity provider unavailable');
-          }
-          done(refusal(error));
-        },
+        (error: unknown) => done(refusal(error, request)),
       );
     });
   },

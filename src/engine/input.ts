@@ -20,23 +20,15 @@ export type InputReader = () => RecordInput;
 
 export type InputMode = { action: 'create' } | { action: 'update'; id: string };
 
-/** Where a transport reports the problems of one attribute. */
-export type PointerOf = (attribute: string) => string;
-
 /**
  * Refuses (400) an attribute the resource does not declare, or one it maintains itself. Read-only
  * names that clients echo back are let through, to be ignored.
  */
-export function assertKnownAttributes(
-  registry: Registry,
-  resource: ResourceDeclaration,
-  attributes: Record<string, unknown>,
-  pointerOf: PointerOf,
-): void {
+export function assertKnownAttributes(registry: Registry, resource: ResourceDeclaration, attributes: Record<string, unknown>): void {
   for (const name of Object.keys(attributes)) {
     const declared = registry.attribute(resource, name);
     if (registry.isEchoedReadOnly(name) || (declared !== undefined && !declared.readOnly)) continue;
-    throw badRequest('unknown_attribute', `Unknown attribute ${name} in ${resource.type}.`, { pointer: pointerOf(name) });
+    throw badRequest('unknown_attribute', `Unknown attribute ${name} in ${resource.type}.`, { attribute: name });
   }
 }
 
@@ -48,18 +40,16 @@ export function readAttributeValues(
   resource: ResourceDeclaration,
   attributes: Record<string, unknown>,
   mode: InputMode,
-  pointerOf: PointerOf,
   problems: Problem[],
 ): AttributeValues {
   const values: AttributeValues = {};
   for (const [name, attribute] of Object.entries(resource.attributes)) {
     if (attribute.readOnly) continue;
-    const pointer = pointerOf(name);
     if (Object.hasOwn(attributes, name)) {
-      const value = readValue(attribute, attributes[name], name, pointer, problems);
+      const value = readValue(attribute, attributes[name], name, problems);
       if (value !== invalid) values[name] = value;
     } else if (mode.action === 'create') {
-      if (isRequired(attribute)) problems.push({ code: 'required', detail: `${name} is required.`, pointer });
+      if (isRequired(attribute)) problems.push({ code: 'required', detail: `${name} is required.`, at: { attribute: name } });
       else values[name] = defaultOf(attribute);
     }
   }
@@ -80,15 +70,9 @@ export function assertNoProblems(problems: Problem[]): void {
 const invalid = Symbol('invalid');
 
 /** Checks one attribute value against its declaration. */
-function readValue(
-  attribute: Attribute,
-  value: unknown,
-  name: string,
-  pointer: string,
-  problems: Problem[],
-): AttributeValue | typeof invalid {
+function readValue(attribute: Attribute, value: unknown, name: string, problems: Problem[]): AttributeValue | typeof invalid {
   const report = (code: string, detail: string): typeof invalid => {
-    problems.push({ code, detail, pointer });
+    problems.push({ code, detail, at: { attribute: name } });
     return invalid;
   };
   switch (attribute.kind) {

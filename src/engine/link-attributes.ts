@@ -15,7 +15,7 @@ export function linkAttributesAsLinks(resource: ResourceDeclaration, input: Reco
     const { [link.attribute]: id, ...rest } = attributes;
     const linked = typeof id === 'string' ? id : null;
     if (Object.hasOwn(relationships, name) && relationships[name] !== linked) {
-      throw invalidValue(`${link.attribute} and relationship ${name} name different records.`, `/data/attributes/${link.attribute}`);
+      throw invalidValue(`${link.attribute} and relationship ${name} name different records.`, { attribute: link.attribute });
     }
     attributes = rest;
     relationships = { ...relationships, [name]: linked };

@@ -111,8 +111,8 @@ export interface ListResult {
 const pageTooLarge = (mebibytes: string, limit: string) =>
   new ApiError(400, {
     code: 'response_too_large',
-    detail: `This page would hold about ${mebibytes} MiB of records, more than the ${limit} MiB one answer may hold; ask for fewer records with page[size] or page[limit].`,
-    parameter: 'page',
+    detail: `This page would hold about ${mebibytes} MiB of records, more than the ${limit} MiB one answer may hold; ask for a smaller page.`,
+    at: { argument: 'page' },
   });
 
 /**
@@ -237,8 +237,8 @@ export async function findVisibleWhere(
     (mebibytes, limit) =>
       new ApiError(400, {
         code: 'response_too_large',
-        detail: `The included ${related.relationship} records would hold about ${mebibytes} MiB, more than the ${limit} MiB one answer may hold; read them through their own list, a page at a time, instead of including them.`,
-        parameter: 'include',
+        detail: `The related ${related.relationship} records would hold about ${mebibytes} MiB, more than the ${limit} MiB one answer may hold; read them through their own list, a page at a time.`,
+        at: { argument: 'include' },
       }),
   );
   const rows = await matching

@@ -94,6 +94,6 @@ async function countPerOwner(scope: Scope, table: string, column: string, where:
 const tooLarge = (type: string, mebibytes: string, most: string) =>
   new ApiError(400, {
     code: 'response_too_large',
-    detail: `These ${type} records would hold about ${mebibytes} MiB, more than the ${most} MiB one answer may hold; ask for fewer with first.`,
-    parameter: 'first',
+    detail: `These ${type} records would hold about ${mebibytes} MiB, more than the ${most} MiB one answer may hold; ask for a smaller page.`,
+    at: { argument: 'page' },
   });

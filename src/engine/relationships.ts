@@ -1,6 +1,6 @@
 import { sql, type SqlBool } from 'kysely';
 import { auditName } from '../auth/caller.js';
-import { ApiError, forbidden } from '../errors.js';
+import { ApiError, forbidden, type Place } from '../errors.js';
 import { auditColumns, type Relationship, type ResourceDeclaration } from '../model/index.js';
 import type { Scope } from './engine.js';
 import { locateRecord, type RecordAddress } from './locate.js';
@@ -75,7 +75,7 @@ export async function updateRelationship(
   precondition?: Precondition,
 ): Promise<void> {
   const { resource } = address;
-  const pointer = '/data';
+  const at: Place = { relationship: name, part: 'linkage' };
   await changeRecord(scope, address, 'update', precondition, async (tx, row, tenantId) => {
     if (relationship.kind === 'toMany' || (relationship.kind === 'unmodeled' && relationship.many)) {
       throw forbidden(`Relationship ${name} of ${resource.type} is changed through the records it lists, not replaced as a whole.`);
@@ -84,20 +84,20 @@ export async function updateRelationship(
     const linkage = readLinkage();
     if (relationship.kind === 'unmodeled') {
       if (linkage !== null)
-        throw new ApiError(422, { code: 'not_supported', detail: `Relationship ${name} is not supported yet; send null.`, pointer });
+        throw new ApiError(422, { code: 'not_supported', detail: `Relationship ${name} is not supported yet; send null.`, at });
       return;
     }
     if (linkage === null && relationship.required) {
-      throw new ApiError(422, { code: 'required', detail: `Relationship ${name} must link a ${relationship.type}.`, pointer });
+      throw new ApiError(422, { code: 'required', detail: `Relationship ${name} must link a ${relationship.type}.`, at });
     }
     if (linkage !== null && linkage.type !== relationship.type) {
       throw new ApiError(409, {
         code: 'type_mismatch',
         detail: `Relationship ${name} links ${relationship.type} records.`,
-        pointer: '/data/type',
+        at: { relationship: name, part: 'type' },
       });
     }
-    await checkLinkTarget(tx, relationship, linkage?.id ?? null, tenantId, pointer);
+    await checkLinkTarget(tx, relationship, linkage?.id ?? null, tenantId, at);
     await tx.db
       .updateTable(resource.table)
       .set({ [relationship.column]: linkage?.id ?? null, ...auditColumns(auditName(tx.caller), new Date().toISOString(), 'update') })

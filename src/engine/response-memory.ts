@@ -58,11 +58,8 @@ export class ResponseMemory {
   }
 }
 
-const busy = () => {
-  const error = new ApiError(503, { code: 'busy', detail: 'The server is building other large answers; retry shortly.' });
-  error.headers['retry-after'] = '1';
-  return error;
-};
+const busy = () =>
+  new ApiError(503, { code: 'busy', detail: 'The server is building other large answers; retry shortly.' }, { retryAfterSeconds: 1 });
 
 /** The memory one answer holds, released once the answer is built. */
 export class ResponseBudget {

@@ -25,10 +25,9 @@ export function sealSecrets(
     const flag = attribute.secret.whileTrue;
     const wasSecret = current !== undefined && isTrue(current[columnOf(flag)]);
     if (wasSecret && values[flag] === false) {
-      throw invalidValue(
-        `A ${flag} ${resource.type} cannot be made readable again; delete it and create it anew to change that.`,
-        `/data/attributes/${flag}`,
-      );
+      throw invalidValue(`A ${flag} ${resource.type} cannot be made readable again; delete it and create it anew to change that.`, {
+        attribute: flag,
+      });
     }
     if (!(values[flag] === true || wasSecret)) continue;
     if (Object.hasOwn(values, name)) {

@@ -1,5 +1,5 @@
 import { auditName } from '../auth/caller.js';
-import { invalidValue, notFound } from '../errors.js';
+import { invalidValue, notFound, type Place } from '../errors.js';
 import {
   auditColumns,
   toColumns,
@@ -237,25 +237,29 @@ async function linkColumns(
   const parentLink = tx.engine.registry.parentLink(resource);
   for (const [name, id] of Object.entries(relationships)) {
     const link = resource.relationships[name] as ToOne;
-    const pointer = link.attribute === undefined ? `/data/relationships/${name}/data` : `/data/attributes/${link.attribute}`;
+    const at = linkPlace(name, link);
     if (name === resource.parent) {
       if (id !== place.parentId)
-        throw invalidValue(`Relationship ${name} must be the ${link.type} of this ${resource.type}, ${String(place.parentId)}.`, pointer);
+        throw invalidValue(`Relationship ${name} must be the ${link.type} of this ${resource.type}, ${String(place.parentId)}.`, at);
       continue;
     }
-    await checkLinkTarget(tx, link, id, await place.tenantId(), pointer);
+    await checkLinkTarget(tx, link, id, await place.tenantId(), at);
     columns[link.column] = id;
   }
   if (parentLink !== undefined && place.parentId !== undefined) columns[parentLink.column] = place.parentId;
   return columns;
 }
 
+/** Where the problems of a link are: the attribute that holds its id, when clients send it as one. */
+export const linkPlace = (name: string, link: ToOne): Place =>
+  link.attribute === undefined ? { relationship: name, part: 'linkage' } : { attribute: link.attribute };
+
 /** A link must name a record the caller can see, in the tenant of the record that links it. */
-export async function checkLinkTarget(tx: Scope, link: ToOne, id: string | null, tenantId: string, pointer: string): Promise<void> {
+export async function checkLinkTarget(tx: Scope, link: ToOne, id: string | null, tenantId: string, at: Place): Promise<void> {
   if (id === null) return;
   const target = tx.engine.registry.target(link);
   const row = await findVisible(tx, target, id);
   if (row === undefined || (await tenantIdOf(tx, target, row)) !== tenantId) {
-    throw invalidValue(`Unknown identifier ${id} for ${link.type} in this ${tx.engine.registry.tenant.type}.`, pointer);
+    throw invalidValue(`Unknown identifier ${id} for ${link.type} in this ${tx.engine.registry.tenant.type}.`, at);
   }
 }

@@ -1,6 +1,6 @@
 import { createComparisonNode, createLogicNode, createSelectorNode, createValueNode, type ExpressionNode } from '@rsql/ast';
 import { defaultPageSize, maxPageSize, type Filter, type Page, type SortKey } from '../engine/options.js';
-import { ApiError, badParameter } from '../errors.js';
+import { ApiError, badArgument } from '../errors.js';
 import { maySecret, type Registry, type ResourceDeclaration } from '../model/index.js';
 import { parseFilter } from '../rsql/parse.js';
 
@@ -29,7 +29,7 @@ export interface ListRequest {
 }
 
 const given = (value: unknown) => value !== undefined && value !== null;
-const refused = (argument: string, detail: string) => new ApiError(400, { code: 'invalid_argument', detail, parameter: argument });
+const refused = (argument: string, detail: string) => new ApiError(400, { code: 'invalid_argument', detail, at: { argument } });
 
 /**
  * The operation a field asks for, checked as Elide checks it: writes only in a mutation, without
@@ -107,8 +107,8 @@ function parseSort(registry: Registry, resource: ResourceDeclaration, text: stri
     const attribute = part.replace(/^[-+]/, '');
     const declared = registry.attribute(resource, attribute);
     if (attribute !== 'id' && declared === undefined)
-      throw badParameter('sort', `${resource.type} has no attribute ${attribute} to sort by.`);
-    if (maySecret(declared)) throw badParameter('sort', `${resource.type}.${attribute} may hold a secret and cannot be sorted by.`);
+      throw badArgument('sort', `${resource.type} has no attribute ${attribute} to sort by.`);
+    if (maySecret(declared)) throw badArgument('sort', `${resource.type}.${attribute} may hold a secret and cannot be sorted by.`);
     return { attribute, descending };
   });
 }
@@ -119,7 +119,7 @@ function readInteger(name: string, value: string | number | null | undefined, mi
   const text = String(value);
   const number = /^\d+$/.test(text) ? Number(text) : NaN;
   if (!Number.isSafeInteger(number) || number < min || number > max) {
-    throw badParameter(name, `${name} must be an integer from ${min} to ${max}.`);
+    throw badArgument(name, `${name} must be an integer from ${min} to ${max}.`);
   }
   return number;
 }

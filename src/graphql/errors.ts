@@ -22,8 +22,8 @@ export type UnexpectedError = (error: Error) => void;
 
 /**
  * An ApiError as GraphQL errors, one per problem: the detail is the message, and the code and
- * status travel in `extensions`. Pointers into a JSON:API document become the field of `data`
- * they name, and query parameters the argument (a page is `first`).
+ * status travel in `extensions`, with the field of `data` or the argument at fault (a page is
+ * `first`).
  */
 export function apiErrorObjects(error: ApiError, at: Pick<GraphQLErrorObject, 'locations' | 'path'> = {}): GraphQLErrorObject[] {
   return error.problems.map((problem) => {
@@ -33,11 +33,11 @@ export function apiErrorObjects(error: ApiError, at: Pick<GraphQLErrorObject, 'l
   });
 }
 
-function where(problem: Problem): { field?: string; argument?: string } {
-  const field = problem.pointer === undefined ? undefined : /^\/data\/(?:attributes|relationships)\/([^/]+)/.exec(problem.pointer)?.[1];
-  if (field !== undefined) return { field };
-  if (problem.parameter === undefined) return {};
-  return { argument: problem.parameter === 'page' ? 'first' : problem.parameter.replace(/\[.*$/, '') };
+function where({ at }: Problem): { field?: string; argument?: string } {
+  if (at === undefined || 'pointer' in at) return {};
+  if ('attribute' in at) return { field: at.attribute };
+  if ('relationship' in at) return { field: at.relationship };
+  return { argument: at.argument === 'page' ? 'first' : at.argument };
 }
 
 /**

@@ -3,11 +3,6 @@ import type { Problem } from '../errors.js';
 import type { Registry, ResourceDeclaration } from '../model/index.js';
 import type { InputRecord } from './arguments.js';
 
-// The engine's own problems point into a JSON:API document (a unique name, a secret made readable);
-// these use the same pointers, so the error rendering translates every one of them alike.
-const attributePointer = (name: string) => `/data/attributes/${name}`;
-const relationshipPointer = (name: string) => `/data/relationships/${name}`;
-
 /**
  * One record of a mutation's `data` as the engine's input: its attributes and the to-one
  * relationships it sets (`vcs: {id: "..."}` links, `vcs: null` unlinks). Checked in the order of a
@@ -30,7 +25,7 @@ export function readRecordInput(registry: Registry, resource: ResourceDeclaratio
       if (link !== undefined) relationships[name] = link;
     }
   }
-  assertKnownAttributes(registry, resource, attributes, attributePointer);
+  assertKnownAttributes(registry, resource, attributes);
   for (const [name, relationship] of Object.entries(resource.relationships)) {
     if (relationship.kind !== 'toOne' || !relationship.required) continue;
     const missing = mode.action === 'create' ? (relationships[name] ?? null) === null : relationships[name] === null;
@@ -38,28 +33,28 @@ export function readRecordInput(registry: Registry, resource: ResourceDeclaratio
       problems.push({
         code: 'required',
         detail: `Relationship ${name} must link a ${relationship.type}.`,
-        pointer: relationshipPointer(name),
+        at: { relationship: name },
       });
   }
-  const values = readAttributeValues(resource, attributes, mode, attributePointer, problems);
+  const values = readAttributeValues(resource, attributes, mode, problems);
   assertNoProblems(problems);
   return { attributes: values, relationships };
 }
 
 /** A to-one link names an existing record by its id; records are not created or changed through a link. */
 function readLink(value: InputRecord, name: string, type: string, problems: Problem[]): string | undefined {
-  const pointer = relationshipPointer(name);
+  const at = { relationship: name };
   const others = Object.keys(value).filter((key) => key !== 'id');
   if (others.length > 0) {
     problems.push({
       code: 'not_supported',
       detail: `Relationship ${name} links an existing ${type} by its id; change the ${type} itself through its own field.`,
-      pointer,
+      at,
     });
     return undefined;
   }
   if (typeof value.id !== 'string' || value.id === '') {
-    problems.push({ code: 'invalid_value', detail: `Relationship ${name} must link a ${type} by its id, or be null.`, pointer });
+    problems.push({ code: 'invalid_value', detail: `Relationship ${name} must link a ${type} by its id, or be null.`, at });
     return undefined;
   }
   return value.id;

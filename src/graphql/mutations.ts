@@ -157,7 +157,7 @@ function parentFromData(scope: Scope, resource: ResourceDeclaration, record: Inp
     throw new ApiError(422, {
       code: 'required',
       detail: `A new ${resource.type} names its ${link.type} in data: ${resource.parent}: {id: "..."}.`,
-      pointer: `/data/relationships/${resource.parent}`,
+      at: { relationship: resource.parent },
     });
   }
   return [{ resource: scope.engine.registry.target(link), id: parent.id }];
@@ -170,7 +170,7 @@ function required(id: string | undefined, op: WriteOperation): string {
   return id;
 }
 
-const invalidData = (detail: string) => new ApiError(400, { code: 'invalid_argument', detail, parameter: 'data' });
+const invalidData = (detail: string) => new ApiError(400, { code: 'invalid_argument', detail, at: { argument: 'data' } });
 
 const written = (resource: ResourceDeclaration, rows: Row[]): ConnectionValue => ({
   resource,

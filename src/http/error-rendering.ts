@@ -24,7 +24,7 @@ export function renderError(log: Logger) {
     }
     // Also here for errors met before routing, which skip the hooks that set it.
     reply.header('x-request-id', request.id);
-    return sendDocument(reply.headers(apiError.headers), apiError.status, errorDocument(apiError));
+    return sendDocument(reply.headers(adviceHeaders(apiError)), apiError.status, errorDocument(apiError));
   };
 }
 
@@ -41,11 +41,11 @@ export const errorRendering = fp(
       const path = request.url.split('?')[0] ?? '';
       const allow = allowedMethods?.(path);
       if (allow !== undefined) {
-        const error = new ApiError(405, {
-          code: 'method_not_allowed',
-          detail: `${path} does not answer ${request.method}; it answers ${allow.join(', ')}.`,
-        });
-        error.headers.allow = allow.join(', ');
+        const error = new ApiError(
+          405,
+          { code: 'method_not_allowed', detail: `${path} does not answer ${request.method}; it answers ${allow.join(', ')}.` },
+          { allow },
+        );
         return render(error, request, reply);
       }
       return render(new ApiError(404, { code: 'not_found', detail: `No endpoint ${request.method} ${path}.` }), request, reply);
@@ -53,6 +53,15 @@ export const errorRendering = fp(
   },
   { name: 'error-rendering' },
 );
+
+/** The headers that carry what an error advises the client to do. */
+export function adviceHeaders({ advice }: ApiError): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (advice.retryAfterSeconds !== undefined) headers['retry-after'] = String(advice.retryAfterSeconds);
+  if (advice.challenge !== undefined) headers['www-authenticate'] = advice.challenge;
+  if (advice.allow !== undefined) headers.allow = advice.allow.join(', ');
+  return headers;
+}
 
 /** The ApiError a failure is answered with, whatever raised it: the one map every transport renders from. */
 export function toApiError(error: FastifyError | Error): ApiError {

@@ -4,7 +4,7 @@ import type { GraphQLService } from '../graphql/run.js';
 import type { Logger } from '../log.js';
 import type { UnmodeledRecord } from '../model/index.js';
 import { requireCaller } from './authentication.js';
-import { describeError, toApiError } from './error-rendering.js';
+import { adviceHeaders, describeError, toApiError } from './error-rendering.js';
 
 /** Where Terrakube's clients find Elide's GraphQL endpoint. */
 export const graphqlPath = '/graphql/api/v1';
@@ -42,7 +42,7 @@ export function graphqlRoute(
     const apiError = toApiError(error);
     if (apiError.status >= 500 && apiError.status !== 503) unexpected(error);
     const { errors } = await load();
-    return send(reply.headers(apiError.headers), apiError.status, { errors: errors.apiErrorObjects(apiError) });
+    return send(reply.headers(adviceHeaders(apiError)), apiError.status, { errors: errors.apiErrorObjects(apiError) });
   });
   api.post(graphqlPath, async (request, reply) => {
     const { service, graphql } = await load();

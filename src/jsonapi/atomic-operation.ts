@@ -74,7 +74,7 @@ function planByHref(hrefs: HrefResolver, op: Op, href: unknown, data: OperationD
   const target = hrefs.resolve(href, [kind]);
   if (target === undefined) {
     const what = op === 'add' ? 'list of records' : 'record';
-    throw new ApiError(404, { code: 'not_found', detail: `No ${what} or relationship to ${op} at ${href}.`, pointer: '/href' });
+    throw new ApiError(404, { code: 'not_found', detail: `No ${what} or relationship to ${op} at ${href}.`, at: { pointer: '/href' } });
   }
   const { route, params } = target;
   if (op === 'remove') return { kind: 'delete', address: noData(data, recordAt(route.mount, params)) };
@@ -118,7 +118,7 @@ function collectionOfParent(registry: Registry, resource: ResourceDeclaration, d
     });
   }
   if (linkage.type !== parent.type)
-    throw invalidValue(`Relationship ${resource.parent} links ${parent.type} records.`, `${pointer}/data/type`);
+    throw invalidValue(`Relationship ${resource.parent} links ${parent.type} records.`, { pointer: `${pointer}/data/type` });
   return { resource, ancestors: [{ resource: parent, id: requireId(linkage.id, `${pointer}/data/id`) }] };
 }
 
@@ -185,7 +185,9 @@ function resolveIdentifier(identifier: Record<string, unknown>, lids: LocalIds, 
     });
   }
   if (identifier.type !== known.type) {
-    throw invalidValue(`The local id ${lid} names a ${known.type}, not a ${JSON.stringify(identifier.type)}.`, `${pointer}/type`);
+    throw invalidValue(`The local id ${lid} names a ${known.type}, not a ${JSON.stringify(identifier.type)}.`, {
+      pointer: `${pointer}/type`,
+    });
   }
   return known.id;
 }

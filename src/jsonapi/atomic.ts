@@ -5,6 +5,7 @@ import { relationshipNamed, updateRelationship } from '../engine/relationships.j
 import { createRecord, deleteRecord, updateRecord } from '../engine/write.js';
 import { ApiError, badRequest } from '../errors.js';
 import { planOperation, type LocalIds, type OperationPlan } from './atomic-operation.js';
+import { inDocument, placeInDocument } from './errors.js';
 import type { Answer } from './handlers.js';
 import { HrefResolver } from './href.js';
 import { atomicMediaType, checkAtomicMediaTypes } from './media-type.js';
@@ -103,7 +104,11 @@ export class AtomicOperations {
           });
         }
         // A to-many relationship is refused (403) once the record is found and writable, as PATCH refuses it.
-        await updateRelationship(tx, plan.address, plan.name, relationship, () => parseLinkageDocument({ data: plan.data }));
+        try {
+          await updateRelationship(tx, plan.address, plan.name, relationship, () => parseLinkageDocument({ data: plan.data }));
+        } catch (error) {
+          throw inDocument(error, 'linkage');
+        }
         return {};
       }
     }
@@ -134,10 +139,8 @@ function operationsOf(body: unknown): unknown[] {
 function inOperation(error: unknown, index: number): unknown {
   if (!(error instanceof ApiError)) return error;
   const prefix = `/atomic:operations/${index}`;
-  const moved = new ApiError(
-    error.status,
-    error.problems.map(({ code, detail, pointer }) => ({ code, detail, pointer: `${prefix}${pointer ?? ''}` })),
-  );
-  moved.headers = error.headers;
-  return moved;
+  return error.replaced((at) => {
+    const placed = at === undefined ? undefined : placeInDocument(at, 'resource', prefix);
+    return placed === undefined || !('pointer' in placed) ? { pointer: prefix } : placed;
+  });
 }

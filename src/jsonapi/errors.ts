@@ -1,4 +1,4 @@
-import type { ApiError } from '../errors.js';
+import { ApiError, type Place } from '../errors.js';
 
 /** One JSON:API error object. */
 export interface ErrorObject {
@@ -29,13 +29,38 @@ const titles: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
+/** The request document a problem's place is in: a resource object's, or a relationship's linkage. */
+export type DocumentShape = 'resource' | 'linkage';
+
+/**
+ * A place as JSON:API names it: a JSON pointer into the request document (under `prefix`, for an
+ * operation of a batch), or a query parameter.
+ */
+export function placeInDocument(at: Place, shape: DocumentShape, prefix = ''): Place {
+  if ('pointer' in at) return { pointer: `${prefix}${at.pointer}` };
+  if ('argument' in at) return at;
+  if ('attribute' in at) return { pointer: `${prefix}/data/attributes/${at.attribute}` };
+  // A relationship's own document is its linkage; in a resource object it is a member of relationships.
+  const member = shape === 'linkage' ? '/data' : `/data/relationships/${at.relationship}`;
+  const linkage = shape === 'linkage' ? '/data' : `${member}/data`;
+  const pointer = at.part === undefined ? member : at.part === 'linkage' ? linkage : `${linkage}/type`;
+  return { pointer: `${prefix}${pointer}` };
+}
+
+/** An error whose places are those of a document of `shape`: the request document the client sent. */
+export function inDocument(error: unknown, shape: DocumentShape): unknown {
+  if (!(error instanceof ApiError) || shape === 'resource') return error;
+  return error.replaced((at) => (at === undefined ? undefined : placeInDocument(at, shape)));
+}
+
 /** An error as a JSON:API error document: one error object per problem. */
 export function errorDocument(error: ApiError): { errors: ErrorObject[] } {
   return {
     errors: error.problems.map((p) => {
       const object: ErrorObject = { status: String(error.status), code: p.code, title: titles[error.status] ?? 'Error', detail: p.detail };
-      if (p.pointer !== undefined) object.source = { pointer: p.pointer };
-      else if (p.parameter !== undefined) object.source = { parameter: p.parameter };
+      const at = p.at === undefined ? undefined : placeInDocument(p.at, 'resource');
+      if (at !== undefined && 'pointer' in at) object.source = { pointer: at.pointer };
+      else if (at !== undefined && 'argument' in at) object.source = { parameter: at.argument };
       return object;
     }),
   };

@@ -6,6 +6,7 @@ import { readRelationship, relationshipNamed, updateRelationship } from '../engi
 import { entityTag, tagMatches, type Precondition } from '../engine/versions.js';
 import { createRecord, deleteRecord, updateRecord } from '../engine/write.js';
 import { listDocument, pageDocument, recordDocument } from './document.js';
+import { inDocument } from './errors.js';
 import { parseListQuery, parseReadQuery, type ReadQuery } from './query.js';
 import { parseLinkageDocument, parseResourceDocument } from './request-document.js';
 import { collectionAt, recordAt, type Route } from './routes.js';
@@ -102,7 +103,11 @@ async function serve(scope: Scope, route: Route, request: JsonApiRequest): Promi
       const relationship = relationshipNamed(scope, resource, name);
       parseReadQuery(request.query, resource, registry);
       const readLinkage = () => parseLinkageDocument(request.body);
-      await updateRelationship(scope, recordAt(route.mount, request.params), name, relationship, readLinkage, preconditionOf(request));
+      try {
+        await updateRelationship(scope, recordAt(route.mount, request.params), name, relationship, readLinkage, preconditionOf(request));
+      } catch (error) {
+        throw inDocument(error, 'linkage');
+      }
       return { status: 204 };
     }
   }

@@ -1,4 +1,4 @@
-import { badParameter } from '../errors.js';
+import { badArgument } from '../errors.js';
 import {
   defaultPageSize,
   maxPageSize,
@@ -38,7 +38,7 @@ export function parseReadQuery(raw: RawQuery, resource: ResourceDeclaration, reg
   const query = single(raw);
   for (const key of Object.keys(query)) {
     if (key !== 'include' && !/^fields\[[^\]]+\]$/.test(key)) {
-      throw badParameter(key, `Unknown query parameter ${key}; a single record takes include and fields[TYPE].`);
+      throw badArgument(key, `Unknown query parameter ${key}; a single record takes include and fields[TYPE].`);
     }
   }
   return {
@@ -52,10 +52,7 @@ export function parseListQuery(raw: RawQuery, resource: ResourceDeclaration, reg
   const query = single(raw);
   for (const key of Object.keys(query)) {
     if (!/^(include|sort|filter|page\[[^\]]+\]|filter\[[^\]]+\]|fields\[[^\]]+\])$/.test(key)) {
-      throw badParameter(
-        key,
-        `Unknown query parameter ${key}; lists take page[...], filter, filter[TYPE], sort, include and fields[TYPE].`,
-      );
+      throw badArgument(key, `Unknown query parameter ${key}; lists take page[...], filter, filter[TYPE], sort, include and fields[TYPE].`);
     }
   }
   const include = parseInclude(query.include, resource, registry);
@@ -70,7 +67,7 @@ export function parseListQuery(raw: RawQuery, resource: ResourceDeclaration, reg
 function single(raw: RawQuery): Record<string, string> {
   const query = Object.create(null) as Record<string, string>;
   for (const [key, value] of Object.entries(raw)) {
-    if (Array.isArray(value)) throw badParameter(key, `Query parameter ${key} is given more than once.`);
+    if (Array.isArray(value)) throw badArgument(key, `Query parameter ${key} is given more than once.`);
     if (value !== undefined) query[key] = value;
   }
   return query;
@@ -80,7 +77,7 @@ function parsePage(query: Record<string, string>): PageRequest {
   const keys = Object.keys(query).filter((k) => k.startsWith('page['));
   const unknown = keys.find((k) => !['page[number]', 'page[size]', 'page[offset]', 'page[limit]', 'page[totals]'].includes(k));
   if (unknown !== undefined) {
-    throw badParameter(
+    throw badArgument(
       unknown,
       `Unknown page parameter ${unknown}; use page[number] and page[size], or page[offset] and page[limit], and page[totals].`,
     );
@@ -88,15 +85,15 @@ function parsePage(query: Record<string, string>): PageRequest {
   const numberStyle = 'page[number]' in query || 'page[size]' in query;
   const offsetStyle = 'page[offset]' in query || 'page[limit]' in query;
   if (numberStyle && offsetStyle) {
-    throw badParameter('page', 'Use page[number] with page[size], or page[offset] with page[limit], not both styles.');
+    throw badArgument('page', 'Use page[number] with page[size], or page[offset] with page[limit], not both styles.');
   }
   const read = (key: string, min: number, max: number, fallback: number): number => {
     const text = query[key];
     if (text === undefined) return fallback;
-    if (!/^\d+$/.test(text)) throw badParameter(key, `${key} must be an integer.`);
+    if (!/^\d+$/.test(text)) throw badArgument(key, `${key} must be an integer.`);
     const value = Number(text);
-    if (value < min) throw badParameter(key, `${key} must be at least ${min}.`);
-    if (value > max) throw badParameter(key, `${key} must be at most ${max}.`);
+    if (value < min) throw badArgument(key, `${key} must be at least ${min}.`);
+    if (value > max) throw badArgument(key, `${key} must be at most ${max}.`);
     return value;
   };
   const totals = 'page[totals]' in query;
@@ -116,11 +113,11 @@ function parseSort(text: string | undefined, resource: ResourceDeclaration, regi
     const attribute = part.replace(/^[-+]/, '');
     const declared = registry.attribute(resource, attribute);
     if (attribute !== 'id' && declared === undefined) {
-      throw badParameter('sort', `${resource.type} has no attribute ${attribute} to sort by.`);
+      throw badArgument('sort', `${resource.type} has no attribute ${attribute} to sort by.`);
     }
     // An order reveals secrets as surely as a filter.
     if (maySecret(declared)) {
-      throw badParameter('sort', `${resource.type}.${attribute} may hold a secret and cannot be sorted by.`);
+      throw badArgument('sort', `${resource.type}.${attribute} may hold a secret and cannot be sorted by.`);
     }
     return { attribute, descending };
   });
@@ -137,7 +134,7 @@ function parseInclude(text: string | undefined, resource: ResourceDeclaration, r
       if (relationship === undefined) {
         // Names Terrakube clients include but Stratum does not model yet include nothing.
         if (registry.unmodeled(name) !== undefined) break;
-        throw badParameter('include', `${type.type} has no relationship ${name} to include.`);
+        throw badArgument('include', `${type.type} has no relationship ${name} to include.`);
       }
       node = node[name] ??= Object.create(null) as IncludeTree;
       type = registry.target(relationship);
@@ -152,11 +149,11 @@ function parseFields(query: Record<string, string>, registry: Registry): Fieldse
     const match = /^fields\[([^\]]+)\]$/.exec(key);
     if (match?.[1] === undefined) continue;
     const resource = registry.get(match[1]);
-    if (resource === undefined) throw badParameter(key, `Unknown type ${match[1]} in ${key}.`);
+    if (resource === undefined) throw badArgument(key, `Unknown type ${match[1]} in ${key}.`);
     const names = value === '' ? [] : value.split(',');
     for (const name of names) {
       if (registry.attribute(resource, name) === undefined && registry.relationship(resource, name) === undefined) {
-        throw badParameter(key, `${resource.type} has no field ${name}.`);
+        throw badArgument(key, `${resource.type} has no field ${name}.`);
       }
     }
     fields.set(resource.type, new Set(names));
@@ -170,7 +167,7 @@ function parseTypedFilters(query: Record<string, string>, registry: Registry): M
   for (const [key, value] of Object.entries(query)) {
     const match = /^filter\[([^\]]+)\]$/.exec(key);
     if (match?.[1] === undefined) continue;
-    if (registry.get(match[1]) === undefined) throw badParameter(key, `Unknown type ${match[1]} in ${key}.`);
+    if (registry.get(match[1]) === undefined) throw badArgument(key, `Unknown type ${match[1]} in ${key}.`);
     filters.set(match[1], { expression: parseFilter(key, value), parameter: key });
   }
   return filters;

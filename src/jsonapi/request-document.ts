@@ -1,9 +1,7 @@
 import { assertKnownAttributes, assertNoProblems, readAttributeValues, type InputMode, type RecordInput } from '../engine/input.js';
 import type { Linkage } from '../engine/relationships.js';
-import { badRequest, conflict, forbidden, type Problem } from '../errors.js';
+import { badRequest, conflict, forbidden, type Place, type Problem } from '../errors.js';
 import type { Registry, ResourceDeclaration } from '../model/index.js';
-
-const attributePointer = (name: string) => `/data/attributes/${name}`;
 
 /**
  * Reads a create or update document for one resource. Problems are reported in the order
@@ -26,7 +24,7 @@ export function parseResourceDocument(body: unknown, resource: ResourceDeclarati
     throw badRequest('invalid_document', 'data.relationships must be an object.', { pointer: '/data/relationships' });
   }
 
-  assertKnownAttributes(registry, resource, attributes, attributePointer);
+  assertKnownAttributes(registry, resource, attributes);
   const problems: Problem[] = [];
   const links = readRelationships(relationships, resource, registry, problems);
   for (const [name, relationship] of Object.entries(resource.relationships)) {
@@ -36,11 +34,11 @@ export function parseResourceDocument(body: unknown, resource: ResourceDeclarati
       problems.push({
         code: 'required',
         detail: `Relationship ${name} must link a ${relationship.type}.`,
-        pointer: `/data/relationships/${name}`,
+        at: { relationship: name },
       });
     }
   }
-  const values = readAttributeValues(resource, attributes, mode, attributePointer, problems);
+  const values = readAttributeValues(resource, attributes, mode, problems);
   assertNoProblems(problems);
   return { attributes: values, relationships: links };
 }
@@ -61,7 +59,8 @@ function checkTypeAndId(data: Record<string, unknown>, resource: ResourceDeclara
     throw badRequest('invalid_document', 'data.type is required.', { pointer: '/data/type' });
   }
   if (typeof data.type !== 'string') throw badRequest('invalid_document', 'data.type must be a string.', { pointer: '/data/type' });
-  if (data.type !== resource.type) throw conflict(`data.type is ${data.type}, but this endpoint takes ${resource.type}.`, '/data/type');
+  if (data.type !== resource.type)
+    throw conflict(`data.type is ${data.type}, but this endpoint takes ${resource.type}.`, { pointer: '/data/type' });
   const id = data.id;
   if (id !== undefined && id !== null && typeof id !== 'string') {
     throw badRequest('invalid_document', 'data.id must be a string.', { pointer: '/data/id' });
@@ -70,7 +69,7 @@ function checkTypeAndId(data: Record<string, unknown>, resource: ResourceDeclara
     throw forbidden('Client-generated ids are not supported; leave data.id out and the server assigns one.');
   }
   if (mode.action === 'update' && typeof id === 'string' && id !== '' && id !== mode.id) {
-    throw conflict(`data.id ${id} does not match the id ${mode.id} in the path.`, '/data/id');
+    throw conflict(`data.id ${id} does not match the id ${mode.id} in the path.`, { pointer: '/data/id' });
   }
 }
 
@@ -84,9 +83,10 @@ function readRelationships(
   const links: Record<string, string | null> = {};
   for (const [name, member] of Object.entries(relationships)) {
     const pointer = `/data/relationships/${name}`;
+    const at: Place = { relationship: name };
     const declared = registry.relationship(resource, name);
     if (declared === undefined && registry.unmodeled(name) === undefined) {
-      throw badRequest('unknown_relationship', `Unknown relationship ${name} in ${resource.type}.`, { pointer });
+      throw badRequest('unknown_relationship', `Unknown relationship ${name} in ${resource.type}.`, at);
     }
     if (!isObject(member) || !Object.hasOwn(member, 'data')) {
       throw badRequest('invalid_document', `Relationship ${name} must be an object with a data member.`, { pointer });
@@ -94,24 +94,28 @@ function readRelationships(
     const linkage = member.data;
     const empty = linkage === null || (Array.isArray(linkage) && linkage.length === 0);
     if (declared === undefined) {
-      if (!empty) problems.push({ code: 'not_supported', detail: `Relationship ${name} is not supported yet; send it as null.`, pointer });
+      if (!empty) problems.push({ code: 'not_supported', detail: `Relationship ${name} is not supported yet; send it as null.`, at });
     } else if (declared.kind === 'toMany') {
       if (!empty) {
         problems.push({
           code: 'not_supported',
           detail: `Relationship ${name} is changed through the ${declared.type} endpoints, not in this document.`,
-          pointer,
+          at,
         });
       }
     } else if (linkage === null) {
       links[name] = null;
     } else if (!isObject(linkage) || typeof linkage.id !== 'string' || linkage.id === '') {
-      problems.push({ code: 'invalid_value', detail: `Relationship ${name} must link {type, id} or null.`, pointer: `${pointer}/data` });
+      problems.push({
+        code: 'invalid_value',
+        detail: `Relationship ${name} must link {type, id} or null.`,
+        at: { relationship: name, part: 'linkage' },
+      });
     } else if (linkage.type !== declared.type) {
       problems.push({
         code: 'invalid_value',
         detail: `Relationship ${name} links ${declared.type} records.`,
-        pointer: `${pointer}/data/type`,
+        at: { relationship: name, part: 'type' },
       });
     } else {
       links[name] = linkage.id;

@@ -26,7 +26,7 @@ export function checkEnvironmentKey(write: PendingWrite): void {
     throw new ApiError(422, {
       code: 'invalid_value',
       detail: `An ENV key must be an environment variable name (${environmentKey.source}); ${JSON.stringify(key)} is not.`,
-      pointer: '/data/attributes/key',
+      at: { attribute: 'key' },
     });
   }
 }

@@ -1,6 +1,6 @@
 import type { ComparisonNode, ExpressionNode } from '@rsql/ast';
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import { badParameter } from '../errors.js';
+import { badArgument } from '../errors.js';
 import { columnOf, maySecret, toColumn, type Attribute, type Registry, type ResourceDeclaration } from '../model/index.js';
 import type { Condition } from '../store/conditions.js';
 import type { Dialect } from '../store/dialect.js';
@@ -40,7 +40,7 @@ function compileComparison(
   if (rest.length > 0) {
     const relationship = context.registry.relationship(resource, name);
     if (relationship?.kind !== 'toOne') {
-      throw badParameter(context.parameter, `${resource.type} has no to-one relationship ${name} to filter through.`);
+      throw badArgument(context.parameter, `${resource.type} has no to-one relationship ${name} to filter through.`);
     }
     // The related record of a to-one link lives in the same organization as the row, which the
     // outer query has already authorized, so no separate visibility check is needed here.
@@ -51,11 +51,11 @@ function compileComparison(
   }
   const attribute = name === 'id' ? idAttribute : context.registry.attribute(resource, name);
   if (attribute === undefined) {
-    throw badParameter(context.parameter, `${resource.type} has no attribute ${name} to filter on.`);
+    throw badArgument(context.parameter, `${resource.type} has no attribute ${name} to filter on.`);
   }
   // Matching a secret would reveal it a guess at a time.
   if (maySecret(attribute)) {
-    throw badParameter(context.parameter, `${resource.type}.${name} may hold a secret and cannot be filtered on.`);
+    throw badArgument(context.parameter, `${resource.type}.${name} may hold a secret and cannot be filtered on.`);
   }
   const column = sql.ref(`${alias}.${name === 'id' ? 'id' : columnOf(name)}`);
   return compileOperator(node, name, attribute, column, context);
@@ -71,7 +71,7 @@ function compileOperator(
   const operator = node.operator;
   const raw = node.right.value;
   const one = (): string => {
-    if (Array.isArray(raw)) throw badParameter(context.parameter, `${operator} on ${name} takes one value, not a list.`);
+    if (Array.isArray(raw)) throw badArgument(context.parameter, `${operator} on ${name} takes one value, not a list.`);
     return raw;
   };
   const many = (): string[] => (Array.isArray(raw) ? raw : [raw]);
@@ -104,16 +104,16 @@ function compileOperator(
     case '=out=':
       return sql<SqlBool>`(${column} is null or ${column} not in (${sql.join(many().map(value))}))`;
     case '=ini=': {
-      if (!textual) throw badParameter(context.parameter, `=ini= compares text; ${name} is not text.`);
+      if (!textual) throw badArgument(context.parameter, `=ini= compares text; ${name} is not text.`);
       return sql<SqlBool>`lower(${column}) in (${sql.join(many().map((v) => v.toLowerCase()))})`;
     }
     case '=isnull=': {
       const text = one();
-      if (text !== 'true' && text !== 'false') throw badParameter(context.parameter, `=isnull= takes true or false.`);
+      if (text !== 'true' && text !== 'false') throw badArgument(context.parameter, `=isnull= takes true or false.`);
       return text === 'true' ? sql<SqlBool>`${column} is null` : sql<SqlBool>`${column} is not null`;
     }
     default:
-      throw badParameter(
+      throw badArgument(
         context.parameter,
         `Unknown RSQL operator ${operator}; use ==, !=, =lt=, =le=, =gt=, =ge=, =in=, =out=, =isnull= or =ini=.`,
       );
@@ -121,7 +121,7 @@ function compileOperator(
 }
 
 function ordered(text: string, name: string, attribute: Attribute, context: FilterContext): string {
-  if (attribute.kind === 'boolean') throw badParameter(context.parameter, `${name} is a boolean and has no order.`);
+  if (attribute.kind === 'boolean') throw badArgument(context.parameter, `${name} is a boolean and has no order.`);
   return text;
 }
 
@@ -129,19 +129,19 @@ function ordered(text: string, name: string, attribute: Attribute, context: Filt
 function typedValue(text: string, name: string, attribute: Attribute, context: FilterContext): unknown {
   switch (attribute.kind) {
     case 'boolean':
-      if (text !== 'true' && text !== 'false') throw badParameter(context.parameter, `${name} is a boolean: use true or false.`);
+      if (text !== 'true' && text !== 'false') throw badArgument(context.parameter, `${name} is a boolean: use true or false.`);
       return toColumn(attribute, text === 'true');
     case 'integer': {
       // Out of the attribute's range, no record can match, and PostgreSQL refuses to compare it at all.
       const value = /^-?\d+$/.test(text) ? Number(text) : NaN;
       if (!Number.isSafeInteger(value) || value < attribute.min || value > attribute.max) {
-        throw badParameter(context.parameter, `${name} is an integer from ${attribute.min} to ${attribute.max}; ${text} is not.`);
+        throw badArgument(context.parameter, `${name} is an integer from ${attribute.min} to ${attribute.max}; ${text} is not.`);
       }
       return value;
     }
     case 'timestamp': {
       const time = Date.parse(text);
-      if (Number.isNaN(time)) throw badParameter(context.parameter, `${name} is a date-time; ${text} is not.`);
+      if (Number.isNaN(time)) throw badArgument(context.parameter, `${name} is a date-time; ${text} is not.`);
       return new Date(time).toISOString();
     }
     default:

@@ -1,6 +1,6 @@
 import type { ExpressionNode } from '@rsql/ast';
 import { parse as parseRsql } from '@rsql/parser';
-import { badParameter } from '../errors.js';
+import { badArgument } from '../errors.js';
 
 export type { ExpressionNode } from '@rsql/ast';
 
@@ -10,18 +10,18 @@ const maxFilterNesting = 10;
 
 /** Parses an RSQL expression within the limits that keep a filter cheap to compile and run. */
 export function parseFilter(parameter: string, text: string): ExpressionNode {
-  if (text.length > maxFilterLength) throw badParameter(parameter, `${parameter} is longer than ${maxFilterLength} characters.`);
+  if (text.length > maxFilterLength) throw badArgument(parameter, `${parameter} is longer than ${maxFilterLength} characters.`);
   if (nestingDepth(text) > maxFilterNesting) {
-    throw badParameter(parameter, `${parameter} nests parentheses deeper than ${maxFilterNesting} levels.`);
+    throw badArgument(parameter, `${parameter} nests parentheses deeper than ${maxFilterNesting} levels.`);
   }
   let expression: ExpressionNode;
   try {
     expression = parseRsql(text);
   } catch (error) {
-    throw badParameter(parameter, `${parameter} is not valid RSQL: ${error instanceof Error ? error.message : String(error)}`);
+    throw badArgument(parameter, `${parameter} is not valid RSQL: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (countComparisons(expression) > maxFilterComparisons) {
-    throw badParameter(parameter, `${parameter} has more than ${maxFilterComparisons} comparisons.`);
+    throw badArgument(parameter, `${parameter} has more than ${maxFilterComparisons} comparisons.`);
   }
   return expression;
 }

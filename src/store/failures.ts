@@ -82,10 +82,7 @@ export function databaseApiError(error: unknown, resource?: ResourceDeclaration)
       if (resource === undefined) return conflict('A record with these values already exists.');
       const attribute = uniqueAttribute(resource, failure.columns);
       const scope = resource.parent === undefined ? '' : ` in this ${resource.relationships[resource.parent]?.type ?? resource.parent}`;
-      return conflict(
-        `${article(resource.type)} ${resource.type} with this ${attribute} already exists${scope}.`,
-        `/data/attributes/${attribute}`,
-      );
+      return conflict(`${article(resource.type)} ${resource.type} with this ${attribute} already exists${scope}.`, { attribute });
     }
     case 'foreignKey':
       // A record the write belongs to or links was deleted by a request that committed first.
@@ -105,9 +102,11 @@ const contentionCode = 'write_contention';
 
 /** The answer to a write that kept losing to concurrent ones after its retries. */
 export function contentionError(): ApiError {
-  const error = new ApiError(503, { code: contentionCode, detail: 'Concurrent writes kept this one from completing; retry shortly.' });
-  error.headers['retry-after'] = '1';
-  return error;
+  return new ApiError(
+    503,
+    { code: contentionCode, detail: 'Concurrent writes kept this one from completing; retry shortly.' },
+    { retryAfterSeconds: 1 },
+  );
 }
 
 /** A transaction lost to a concurrent one: the database's failure, or the API error it became inside a batch. */

@@ -34,6 +34,17 @@ const layers = [
     message: 'The engine is HTTP-free and transport-free.',
   },
   {
+    target: ['./src/jsonapi', './src/graphql', './src/http'],
+    from: './src/engine',
+    except: ['./index.ts'],
+    message: 'The engine has one front door: src/engine/index.ts (a Session per request).',
+  },
+  {
+    target: ['./src/jsonapi', './src/graphql', './src/http'],
+    from: ['./src/store', './src/policy', './src/rsql', './src/secrets'],
+    message: 'Transports reach the store, the policies and the filters through the engine.',
+  },
+  {
     target: './src/jsonapi',
     from: ['./src/http', './src/graphql', ...entryPoints],
     message: 'jsonapi/ is the wire format; HTTP calls it, not the other way.',

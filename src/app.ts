@@ -4,8 +4,7 @@ import { Authenticator } from './auth/authenticator.js';
 import { OidcVerifier } from './auth/oidc.js';
 import { TokenSigner } from './auth/tokens.js';
 import type { Config } from './config.js';
-import type { Engine } from './engine/engine.js';
-import { ResponseMemory } from './engine/response-memory.js';
+import { Engine } from './engine/index.js';
 import { adminTokenRoutes } from './http/admin-token-routes.js';
 import { arrival } from './http/arrival.js';
 import { AllowedMethods } from './http/allowed-methods.js';
@@ -37,10 +36,8 @@ import { routesOf } from './jsonapi/routes.js';
 import type { Logger } from './log.js';
 import { resourceExamples } from './resources/examples.js';
 import { permissionScopes, registry, unmodeledRecords, writePolicies } from './resources/index.js';
-import { PolicyTable } from './policy/rules.js';
 import type { SecretCipher } from './secrets/cipher.js';
 import type { Store } from './store/database.js';
-import { QueryShapes } from './store/query-shapes.js';
 import { withStatementLog } from './store/statement-log.js';
 import { packageVersion } from './version.js';
 
@@ -99,15 +96,7 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
   clientErrors.watch(app.server);
   capConnections(app.server, config.connections.maxConnections, log);
 
-  const memory = new ResponseMemory(config.responseMemory.perAnswer, config.responseMemory.total);
-  const engine: Engine = {
-    registry,
-    policies: new PolicyTable(registry, writePolicies),
-    store,
-    cipher,
-    memory,
-    shapes: new QueryShapes(store),
-  };
+  const engine = new Engine({ registry, writePolicies, store, cipher, responseMemory: config.responseMemory });
   const routes = routesOf(registry);
   const signer = new TokenSigner(signingKey, config.adminGroup);
   const apiTokens = new ApiTokens(store.db, signer, log, config.personalTokenMaxDays);
@@ -130,7 +119,7 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
   void app.register(async (api) => {
     await api.register(authentication, { authenticator: new Authenticator(signer, apiTokens, oidc), log });
     await api.register(resourceRoutes, { engine, routes });
-    await api.register(atomicRoute, { atomic: new AtomicOperations(engine, routes) });
+    await api.register(atomicRoute, { engine, atomic: new AtomicOperations(registry, routes) });
     await api.register(graphqlRoute, { engine, unmodeled: unmodeledRecords, log });
     registerDescribedRoutes(api, tokenEndpoints);
   });

@@ -4,13 +4,8 @@ import { before, after, it } from 'node:test';
 import Sqlite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
-import { scopeOf, type Engine } from '../src/engine/engine.ts';
-import { listRecords } from '../src/engine/read.ts';
-import { ResponseMemory } from '../src/engine/response-memory.ts';
-import { QueryShapes } from '../src/store/query-shapes.ts';
+import { Engine } from '../src/engine/index.ts';
 import type { Database } from '../src/model/index.ts';
-import { PolicyTable } from '../src/policy/rules.ts';
-import { parseFilter } from '../src/rsql/parse.ts';
 import { registry, writePolicies } from '../src/resources/index.ts';
 import { SecretCipher } from '../src/secrets/cipher.ts';
 import { createCollection, createOrganization, describeEachStore, eventually, type TestServer } from './harness.ts';
@@ -54,14 +49,13 @@ function engineOver(server: TestServer, statements: LogEvent['query'][]): { engi
     prepare: () => undefined,
     close: () => db.destroy(),
   };
-  const engine: Engine = {
+  const engine = new Engine({
     registry,
-    policies: new PolicyTable(registry, writePolicies),
+    writePolicies,
     store,
     cipher: new SecretCipher(Buffer.alloc(32)),
-    memory: new ResponseMemory(32 * 2 ** 20, 128 * 2 ** 20),
-    shapes: new QueryShapes(store),
-  };
+    responseMemory: { perAnswer: 32 * 2 ** 20, total: 128 * 2 ** 20 },
+  });
   return { engine, close: () => db.destroy() };
 }
 
@@ -107,9 +101,7 @@ describeEachStore('query plans of large lists', (context) => {
     const parent = registry.get('collection');
     const tenant = registry.tenant;
     assert.ok(item !== undefined && parent !== undefined);
-    const filter = { expression: parseFilter('filter', 'key==PROD_*;category==ENV'), parameter: 'filter' };
-    const page = await listRecords(
-      scopeOf(engine, caller),
+    const page = await engine.open(caller).list(
       {
         resource: item,
         ancestors: [
@@ -118,11 +110,9 @@ describeEachStore('query plans of large lists', (context) => {
         ],
       },
       {
-        include: {},
-        filtersByType: new Map(),
-        filter,
-        sort: [{ attribute: 'updatedDate', descending: true }],
-        page: { offset: 0, limit: 50, totals: true },
+        filter: { name: 'filter', value: 'key==PROD_*;category==ENV' },
+        sort: { name: 'sort', value: '-updatedDate' },
+        page: { limit: { name: 'page[size]', value: 50 }, totals: true },
       },
     );
     assert.equal(page.rows.length, 50);

@@ -65,7 +65,7 @@ describe('the memory of answers being built', () => {
     ];
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(order, [], 'both wait: the second does not fit, and the third does not pass it');
-    first.release();
+    first.close();
     await Promise.all(waiting);
     assert.deepEqual(order, ['second', 'third']);
     await assert.rejects(memory.budget().reserve(101, refusal), ApiError);

@@ -1,65 +1,67 @@
-import type { Kysely } from 'kysely';
 import type { Caller } from '../auth/caller.js';
-import type { Registry, ResourceDeclaration } from '../model/index.js';
-import type { PolicyTable } from '../policy/rules.js';
+import type { ApiError } from '../errors.js';
+import type { Registry } from '../model/index.js';
+import { permissionFlagNames } from '../policy/capabilities.js';
+import { PolicyTable, type WriteRules } from '../policy/rules.js';
 import type { SecretCipher } from '../secrets/cipher.js';
-import type { Database, Store } from '../store/database.js';
-import { databaseApiError, retryOnContention } from '../store/failures.js';
-import type { QueryShapes } from '../store/query-shapes.js';
-import type { ResponseBudget, ResponseMemory } from './response-memory.js';
+import type { Store } from '../store/database.js';
+import { databaseApiError, isContention as lostToConcurrentWrite } from '../store/failures.js';
+import { QueryShapes } from '../store/query-shapes.js';
+import { ResponseMemory } from './response-memory.js';
+import type { EngineParts } from './scope.js';
+import { Session } from './session.js';
 
-/** What the operations on records need: the declarations, who may write them, the store and the secrets' key. */
-export interface Engine {
+export interface EngineDependencies {
   registry: Registry;
-  policies: PolicyTable;
+  /** Who may create, update and delete each type of record. */
+  writePolicies: Readonly<Record<string, WriteRules>>;
   store: Store;
   cipher: SecretCipher;
-  /** The memory answers may hold, each and together. */
-  memory: ResponseMemory;
-  /** The hottest queries, compiled once per shape for this store. */
-  shapes: QueryShapes;
-}
-
-/** One caller's view of the store: every query made through it is confined to what the caller may see. */
-export interface Scope {
-  engine: Engine;
-  caller: Caller;
-  /** The database, or the transaction the operation runs in. */
-  db: Kysely<Database>;
-  /** The memory the rows of this caller's answer hold; the transport releases it once the answer is built. */
-  budget: ResponseBudget;
-}
-
-export function scopeOf(engine: Engine, caller: Caller): Scope {
-  return { engine, caller, db: engine.store.db, budget: engine.memory.budget() };
+  /** The memory the records of answers may hold: `perAnswer` bytes each, `total` together. */
+  responseMemory: { perAnswer: number; total: number };
 }
 
 /**
- * Runs work as one transaction, committed (and on both stores flushed to disk) before it returns;
- * inside an open transaction (a batch of operations), as part of it. Database failures leave as API
- * errors, a unique violation naming the attribute of `resource`.
+ * The operations on records, for any transport: a transport opens a Session for each request's
+ * caller and asks everything of it. Checks its declarations and write rules once, at start.
  */
-export async function inTransaction<T>(scope: Scope, resource: ResourceDeclaration, work: (scope: Scope) => Promise<T>): Promise<T> {
-  return inWrite(scope, resource, true, work);
-}
+export class Engine {
+  readonly registry: Registry;
+  private readonly parts: EngineParts;
 
-/**
- * Runs a write: as one transaction when `atomic`, else statement by statement (each committed and
- * flushed as it runs), for a write that is one statement after its reads. Inside an open transaction
- * it is part of that one either way; a transaction of its own runs again when it loses to a
- * concurrent one. Database failures leave as API errors.
- */
-export async function inWrite<T>(
-  scope: Scope,
-  resource: ResourceDeclaration,
-  atomic: boolean,
-  work: (scope: Scope) => Promise<T>,
-): Promise<T> {
-  try {
-    if (scope.db.isTransaction) return await work(scope);
-    if (!atomic) return await retryOnContention(() => work(scope));
-    return await retryOnContention(() => scope.db.transaction().execute((trx) => work({ ...scope, db: trx })));
-  } catch (error) {
-    throw databaseApiError(error, resource) ?? error;
+  constructor({ registry, writePolicies, store, cipher, responseMemory }: EngineDependencies) {
+    this.registry = registry;
+    this.parts = {
+      registry,
+      policies: new PolicyTable(registry, writePolicies),
+      store,
+      cipher,
+      memory: new ResponseMemory(responseMemory.perAnswer, responseMemory.total),
+      shapes: new QueryShapes(store),
+    };
   }
+
+  open(caller: Caller): Session {
+    const { parts } = this;
+    return new Session({ engine: parts, caller, db: parts.store.db, budget: parts.memory.budget() });
+  }
+
+  /** The names of the permission flags `Session.permissions` answers with. */
+  permissionNames(): string[] {
+    return permissionFlagNames(this.registry);
+  }
+}
+
+/** The API error a failure of the store is answered with; undefined for one nobody can explain (a bug). */
+export function explainFailure(error: unknown): ApiError | undefined {
+  return databaseApiError(error);
+}
+
+/**
+ * Whether an operation of a batch failed because its transaction lost to a concurrent one: a batch
+ * whose work reports such a failure instead of throwing it (GraphQL collects its resolvers' errors)
+ * throws it on, so that `Session.batch` runs it again.
+ */
+export function isContention(error: unknown): boolean {
+  return lostToConcurrentWrite(error);
 }

@@ -1,6 +1,6 @@
 import type { ResourceDeclaration, Row } from '../model/index.js';
 import { compileFilter } from '../rsql/compile.js';
-import type { Scope } from './engine.js';
+import type { Scope } from './scope.js';
 import type { Filter, IncludeTree } from './options.js';
 import { filterContext, findVisibleWhere } from './queries.js';
 

@@ -1,12 +1,32 @@
-import { ApiError, badRequest, type Problem } from '../errors.js';
-import {
-  isRequired,
-  type Attribute,
-  type AttributeValue,
-  type AttributeValues,
-  type Registry,
-  type ResourceDeclaration,
-} from '../model/index.js';
+import { ApiError, badRequest, forbidden, type Problem } from '../errors.js';
+import type { AttributeValues, Registry, ResourceDeclaration, ToOne } from '../model/index.js';
+import { assertKnownAttributes, readAttributeValues } from './attribute-values.js';
+import { linkAttributesAsLinks } from './link-attributes.js';
+
+/**
+ * A record as a transport read it out of its envelope (a JSON:API resource object, a GraphQL
+ * input object): the values and links it sends, not yet checked against the declaration.
+ */
+export interface RecordDraft {
+  /** The id the input gives the record, when it gives one. */
+  id?: string;
+  attributes: Readonly<Record<string, unknown>>;
+  relationships: Readonly<Record<string, LinkDraft>>;
+}
+
+/** A relationship as an input sets it, after the transport read its syntax. */
+export type LinkDraft =
+  /** Nothing linked. */
+  | { kind: 'none' }
+  /** One record; `type` when the transport's syntax names the record's type. */
+  | { kind: 'record'; id: string; type?: unknown }
+  /** A list of records (empty or not), which only a to-many relationship can hold. */
+  | { kind: 'records'; count: number }
+  /** Something the transport could not read as a link: its code and detail. */
+  | { kind: 'malformed'; code: string; detail: string };
+
+/** Reads a transport's draft when the engine is ready for it: after the record is found and the write allowed. */
+export type InputReader = () => RecordDraft;
 
 /** What a create or update sets, validated against the declaration. */
 export interface RecordInput {
@@ -15,110 +35,83 @@ export interface RecordInput {
   relationships: Record<string, string | null>;
 }
 
-/** Reads a transport's input when the engine is ready for it: after the record is found and the write allowed. */
-export type InputReader = () => RecordInput;
-
-export type InputMode = { action: 'create' } | { action: 'update'; id: string };
-
 /**
- * Refuses (400) an attribute the resource does not declare, or one it maintains itself. Read-only
- * names that clients echo back are let through, to be ignored.
+ * The input of a write, checked against the declaration in the order decisions.md sets, the same
+ * for every transport: an id the client chose for a new record (403), an unknown attribute (400)
+ * or relationship (400), then every missing, mistyped or invalid value and link at once (422).
+ * Read-only attributes clients echo back are ignored. An attribute that holds a link's id is
+ * read as that link.
  */
-export function assertKnownAttributes(registry: Registry, resource: ResourceDeclaration, attributes: Record<string, unknown>): void {
-  for (const name of Object.keys(attributes)) {
-    const declared = registry.attribute(resource, name);
-    if (registry.isEchoedReadOnly(name) || (declared !== undefined && !declared.readOnly)) continue;
-    throw badRequest('unknown_attribute', `Unknown attribute ${name} in ${resource.type}.`, { attribute: name });
-  }
-}
-
-/**
- * The writable attribute values of an input, each checked against its declaration; on create,
- * what is left out takes its default. Problems are collected, so one answer lists them all.
- */
-export function readAttributeValues(
+export function recordInput(
+  registry: Registry,
   resource: ResourceDeclaration,
-  attributes: Record<string, unknown>,
-  mode: InputMode,
-  problems: Problem[],
-): AttributeValues {
-  const values: AttributeValues = {};
-  for (const [name, attribute] of Object.entries(resource.attributes)) {
-    if (attribute.readOnly) continue;
-    if (Object.hasOwn(attributes, name)) {
-      const value = readValue(attribute, attributes[name], name, problems);
-      if (value !== invalid) values[name] = value;
-    } else if (mode.action === 'create') {
-      if (isRequired(attribute)) problems.push({ code: 'required', detail: `${name} is required.`, at: { attribute: name } });
-      else values[name] = defaultOf(attribute);
-    }
+  draft: RecordDraft,
+  action: 'create' | 'update',
+): RecordInput {
+  if (action === 'create' && draft.id !== undefined) {
+    throw forbidden('Client-generated ids are not supported; leave the id out and the server assigns one.');
   }
-  return values;
-}
-
-/** The value an attribute takes when a create leaves it out. */
-export function defaultOf(attribute: Attribute): AttributeValue {
-  return attribute.kind === 'timestamp' ? null : attribute.default;
-}
-
-/** Throws the collected problems as one 422. */
-export function assertNoProblems(problems: Problem[]): void {
+  assertKnownAttributes(registry, resource, draft.attributes);
+  const problems: Problem[] = [];
+  const relationships = readLinks(registry, resource, draft.relationships, problems);
+  for (const [name, relationship] of Object.entries(resource.relationships)) {
+    if (relationship.kind !== 'toOne' || !relationship.required) continue;
+    const missing = action === 'create' ? (relationships[name] ?? null) === null : relationships[name] === null;
+    if (missing)
+      problems.push({ code: 'required', detail: `Relationship ${name} must link a ${relationship.type}.`, at: { relationship: name } });
+  }
+  const attributes = readAttributeValues(resource, draft.attributes, action, problems);
   if (problems.length > 0) throw new ApiError(422, problems);
+  return linkAttributesAsLinks(resource, { attributes, relationships });
 }
 
-/** Marks a value that failed its checks; the problem is already reported. */
-const invalid = Symbol('invalid');
-
-/** Checks one attribute value against its declaration. */
-function readValue(attribute: Attribute, value: unknown, name: string, problems: Problem[]): AttributeValue | typeof invalid {
-  const report = (code: string, detail: string): typeof invalid => {
-    problems.push({ code, detail, at: { attribute: name } });
-    return invalid;
-  };
-  switch (attribute.kind) {
-    case 'text': {
-      if (value === null) return attribute.nullable ? null : report('required', `${name} must not be null.`);
-      if (typeof value !== 'string') return report('invalid_type', `${name} must be a string.`);
-      if (value.includes('\u0000')) return report('invalid_value', `${name} must not contain the NUL character.`);
-      if (attribute.required && value.trim() === '') return report('required', `${name} must not be empty.`);
-      if (codePoints(value) > attribute.maxLength) {
-        return report('too_long', `${name} is longer than ${attribute.maxLength} characters.`);
-      }
-      if (attribute.maxBytes !== undefined && Buffer.byteLength(value) > attribute.maxBytes) {
-        return report('too_long', `${name} is longer than ${attribute.maxBytes} bytes.`);
-      }
-      return value;
+/** The to-one links an input sets. A relationship not modeled yet, or a to-many one, takes only an empty value. */
+function readLinks(
+  registry: Registry,
+  resource: ResourceDeclaration,
+  drafts: Readonly<Record<string, LinkDraft>>,
+  problems: Problem[],
+): Record<string, string | null> {
+  const links: Record<string, string | null> = {};
+  for (const [name, draft] of Object.entries(drafts)) {
+    const declared = registry.relationship(resource, name);
+    if (declared === undefined && registry.unmodeled(name) === undefined) {
+      throw badRequest('unknown_relationship', `Unknown relationship ${name} in ${resource.type}.`, { relationship: name });
     }
-    case 'enum': {
-      if (value === null) return attribute.required ? report('required', `${name} must not be null.`) : attribute.default;
-      if (typeof value !== 'string') return report('invalid_type', `${name} must be a string.`);
-      if (!attribute.values.includes(value)) {
-        return report('invalid_value', `${name} must be one of ${attribute.values.join(', ')}.`);
-      }
-      return value;
+    const refuse = (code: string, detail: string, part?: 'linkage' | 'type') =>
+      problems.push({ code, detail, at: part === undefined ? { relationship: name } : { relationship: name, part } });
+    if (declared === undefined || declared.kind === 'toMany') {
+      if (draft.kind === 'none' || (draft.kind === 'records' && draft.count === 0)) continue;
+      if (declared === undefined) refuse('not_supported', `Relationship ${name} is not supported yet; send it as null.`);
+      else refuse('not_supported', `Relationship ${name} is changed through the ${declared.type} records it lists, not here.`);
+      continue;
     }
-    case 'boolean': {
-      if (value === null) return attribute.default;
-      // The Terrakube UI sends booleans as strings ("true") when it soft-deletes.
-      if (value === 'true' || value === 'false') return value === 'true';
-      if (typeof value !== 'boolean') return report('invalid_type', `${name} must be a boolean.`);
-      return value;
-    }
-    case 'integer': {
-      if (value === null) return attribute.default;
-      if (typeof value !== 'number' || !Number.isInteger(value)) return report('invalid_type', `${name} must be an integer.`);
-      if (value < attribute.min || value > attribute.max) {
-        return report('invalid_value', `${name} must be from ${attribute.min} to ${attribute.max}.`);
-      }
-      return value;
-    }
-    case 'timestamp':
-      return invalid;
+    const link = readLink(name, declared, draft, refuse);
+    if (link !== undefined) links[name] = link;
   }
+  return links;
 }
 
-function codePoints(value: string): number {
-  let count = 0;
-  for (const _ of value) count++;
-  return count;
+function readLink(
+  name: string,
+  declared: ToOne,
+  draft: LinkDraft,
+  refuse: (code: string, detail: string, part?: 'linkage' | 'type') => void,
+): string | null | undefined {
+  switch (draft.kind) {
+    case 'none':
+      return null;
+    case 'records':
+      refuse('invalid_value', `Relationship ${name} links one ${declared.type}, not a list.`, 'linkage');
+      return undefined;
+    case 'malformed':
+      refuse(draft.code, draft.detail, 'linkage');
+      return undefined;
+    case 'record':
+      if ('type' in draft && draft.type !== declared.type) {
+        refuse('invalid_value', `Relationship ${name} links ${declared.type} records.`, 'type');
+        return undefined;
+      }
+      return draft.id;
+  }
 }

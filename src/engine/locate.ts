@@ -1,7 +1,7 @@
 import { ApiError, notFound } from '../errors.js';
 import type { ResourceDeclaration, Row, ToOne } from '../model/index.js';
 import { isUuid } from '../store/record-id.js';
-import type { Scope } from './engine.js';
+import type { Scope } from './scope.js';
 import { findVisible } from './queries.js';
 
 /** A record named by its id, as one step of a path. */

@@ -4,7 +4,7 @@ import { columnOf, isNeverNull } from '../model/index.js';
 import { ApiError } from '../errors.js';
 import { allOf, type Condition } from '../store/conditions.js';
 import { isUuid } from '../store/record-id.js';
-import type { Scope } from './engine.js';
+import type { Scope } from './scope.js';
 import { visibilityCondition, type KnownParents } from './visibility.js';
 import { tenancyShape } from '../policy/tenancy.js';
 import type { FilterContext } from '../rsql/compile.js';

@@ -1,10 +1,10 @@
 import type { ResourceDeclaration, Row, ToOne } from '../model/index.js';
 import { compileFilter } from '../rsql/compile.js';
 import type { Condition } from '../store/conditions.js';
-import type { Scope } from './engine.js';
+import type { Scope } from './scope.js';
 import { loadIncluded, type IncludeResult } from './include.js';
 import { locateParent, locateRecord, parentFirst, pathIdsOf, type CollectionAddress, type RecordAddress } from './locate.js';
-import type { ListOptions, ReadOptions } from './options.js';
+import type { ListOptions, Page, ReadOptions } from './options.js';
 import { filterContext, findVisible, listVisible, type ListResult } from './queries.js';
 
 /** One record, with the related records its read asked to include. */
@@ -17,6 +17,8 @@ export interface RecordResult {
 /** One page of records, with what the list asked to include. */
 export interface RecordPage extends ListResult {
   resource: ResourceDeclaration;
+  /** The page as read: where it starts, and how many records it holds at most. */
+  page: Page;
   included: IncludeResult;
 }
 
@@ -27,7 +29,7 @@ export interface RecordPage extends ListResult {
 export async function listRecords(scope: Scope, collection: CollectionAddress, options: ListOptions): Promise<RecordPage> {
   const { resource, ancestors } = collection;
   const lookUp = () => locateParent(scope, ancestors);
-  const page = await parentFirst(ancestors, lookUp, () => {
+  const found = await parentFirst(ancestors, lookUp, () => {
     const where: Condition[] = [];
     for (const filter of [options.filter, options.filtersByType.get(resource.type)]) {
       if (filter !== undefined) where.push(compileFilter(filter.expression, resource, 'r', filterContext(scope, filter)));
@@ -36,9 +38,9 @@ export async function listRecords(scope: Scope, collection: CollectionAddress, o
     const known = { pathIds: pathIdsOf(ancestors), parentCheck: 'once' as const };
     return listVisible(scope, resource, { where, sort: options.sort, page: options.page, known });
   });
-  if (page.rows.length === 0) await lookUp();
-  const included = await loadIncluded(scope, resource, page.rows, options.include, options.filtersByType);
-  return { ...page, resource, included };
+  if (found.rows.length === 0) await lookUp();
+  const included = await loadIncluded(scope, resource, found.rows, options.include, options.filtersByType);
+  return { ...found, resource, page: options.page, included };
 }
 
 /** One record the caller may see, with what the read asks to include. */

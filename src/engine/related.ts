@@ -3,19 +3,14 @@ import { ApiError } from '../errors.js';
 import type { Row, ToMany } from '../model/index.js';
 import { compileFilter } from '../rsql/compile.js';
 import { allOf, type Condition } from '../store/conditions.js';
-import type { Scope } from './engine.js';
-import type { Filter, Page, SortKey } from './options.js';
+import type { Scope } from './scope.js';
+import type { ListOptions } from './options.js';
 import { filterContext, listOrder, type ListResult } from './queries.js';
 import { visibilityCondition } from './visibility.js';
 import { rowBytesSql, rowsBytes } from './response-memory.js';
 
-/** What a page of related records asks for, the same for every owner. */
-export interface RelatedRequest {
-  filter: Filter | undefined;
-  sort: SortKey[];
-  /** Each owner's own page: `offset` and `limit` count that owner's records. */
-  page: Page;
-}
+/** What a page of related records asks for, the same for every owner: each owner's page counts that owner's records. */
+export type RelatedRequest = Pick<ListOptions, 'filter' | 'sort' | 'page'>;
 
 const position = 'stratum_position';
 

@@ -2,7 +2,7 @@ import { sql, type SqlBool } from 'kysely';
 import { auditName } from '../auth/caller.js';
 import { ApiError, forbidden, type Place } from '../errors.js';
 import { auditColumns, type Relationship, type ResourceDeclaration } from '../model/index.js';
-import type { Scope } from './engine.js';
+import type { Scope } from './scope.js';
 import { locateRecord, type RecordAddress } from './locate.js';
 import { defaultPageSize, type Page, type SortKey } from './options.js';
 import { listVisible, type ListResult } from './queries.js';
@@ -29,16 +29,22 @@ export interface Linkage {
 
 export type RelationshipContent =
   | { kind: 'toOne'; linkage: Linkage | null }
-  | { kind: 'toMany'; type: string; records: ListResult }
+  | { kind: 'toMany'; type: string; records: ListResult; page: Page }
   /** A relationship not modeled yet reads as empty. */
   | { kind: 'unmodeled'; many: boolean };
+
+/** The order and page of a to-many relationship's linkage. */
+export interface LinkagePage {
+  sort: SortKey[];
+  page: Page;
+}
 
 /** The linkage of one relationship of a visible record: a to-many one as a page of the records it lists. */
 export async function readRelationship(
   scope: Scope,
   address: RecordAddress,
   relationship: NamedRelationship,
-  list: { sort: SortKey[]; page: Page } = { sort: [], page: { offset: 0, limit: defaultPageSize, totals: false } },
+  list: LinkagePage = { sort: [], page: { offset: 0, limit: defaultPageSize, totals: false } },
 ): Promise<RelationshipContent> {
   const row = await locateRecord(scope, address);
   switch (relationship.kind) {
@@ -55,7 +61,8 @@ export async function readRelationship(
       const known = {
         parentCheck: scope.engine.registry.parentLink(target)?.column === relationship.column ? ('done' as const) : ('row' as const),
       };
-      return { kind: 'toMany', type: target.type, records: await listVisible(scope, target, { where, ...list, idsOnly: true, known }) };
+      const records = await listVisible(scope, target, { where, ...list, idsOnly: true, known });
+      return { kind: 'toMany', type: target.type, records, page: list.page };
     }
   }
 }

@@ -58,12 +58,15 @@ export class ResponseMemory {
   }
 }
 
+const abandoned = () => new ApiError(503, { code: 'request_closed', detail: 'The request was closed before its answer was ready.' });
+
 const busy = () =>
   new ApiError(503, { code: 'busy', detail: 'The server is building other large answers; retry shortly.' }, { retryAfterSeconds: 1 });
 
 /** The memory one answer holds, released once the answer is built. */
 export class ResponseBudget {
   private held = 0;
+  private closed = false;
 
   constructor(private readonly memory: ResponseMemory) {}
 
@@ -77,7 +80,17 @@ export class ResponseBudget {
    */
   async reserve(bytes: number, refusal: (mebibytes: string, limit: string) => ApiError): Promise<void> {
     if (bytes > this.remaining) throw refusal((bytes / mebibyte).toFixed(1), (this.memory.perAnswer / mebibyte).toFixed(0));
+    if (this.closed) throw abandoned();
     await this.memory.acquire(bytes);
+    this.hold(bytes);
+  }
+
+  private hold(bytes: number): void {
+    // Closed while it waited: nobody would give it back.
+    if (this.closed) {
+      this.memory.release(bytes);
+      throw abandoned();
+    }
     this.held += bytes;
   }
 
@@ -88,7 +101,9 @@ export class ResponseBudget {
     this.memory.release(unused);
   }
 
-  release(): void {
+  /** Gives back everything held; a closed budget reserves nothing more (the client is gone, or has its answer). */
+  close(): void {
+    this.closed = true;
     this.memory.release(this.held);
     this.held = 0;
   }

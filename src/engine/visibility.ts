@@ -2,7 +2,7 @@ import { sql, type SqlBool } from 'kysely';
 import { columnOf, type ResourceDeclaration } from '../model/index.js';
 import { readableTenant } from '../policy/tenancy.js';
 import { allOf, rowExists, type Condition } from '../store/conditions.js';
-import type { Scope } from './engine.js';
+import type { Scope } from './scope.js';
 
 /** What a query already knows about the rows' parents. */
 export interface KnownParents {

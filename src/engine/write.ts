@@ -12,9 +12,9 @@ import {
 import { capabilitiesIn } from '../policy/capabilities.js';
 import { authorize, type WriteAction } from '../policy/rules.js';
 import { newRecordId } from '../store/record-id.js';
-import { inTransaction, inWrite, type Scope } from './engine.js';
-import { defaultOf, type InputReader, type RecordInput } from './input.js';
-import { linkAttributesAsLinks } from './link-attributes.js';
+import { inTransaction, inWrite, type Scope } from './scope.js';
+import { defaultOf } from './attribute-values.js';
+import { recordInput, type InputReader, type RecordInput } from './input.js';
 import { locateParent, locateRecord, parentFirst, pathIdsOf, tenantIdOf, type CollectionAddress, type RecordAddress } from './locate.js';
 import type { ReadOptions } from './options.js';
 import { findVisible, insertUnder, type ParentPath } from './queries.js';
@@ -51,7 +51,7 @@ export async function createRecord(
     const now = new Date().toISOString();
     const columns = await parentFirst(ancestors, parent, async () => {
       await authorizeWrite(tx, resource, 'create', tenantId);
-      const input = linkAttributesAsLinks(resource, readInput());
+      const input = recordInput(tx.engine.registry, resource, readInput(), 'create');
       return recordColumns(tx, resource, { id, parentId: parentStep?.id, tenantId, ...input }, now);
     });
     const unchecked = parentStep !== undefined && located === undefined;
@@ -77,7 +77,7 @@ export async function updateRecord(
 ): Promise<void> {
   const { resource } = address;
   await changeRecord(scope, address, 'update', precondition, async (tx, row, tenantId) => {
-    const input = linkAttributesAsLinks(resource, readInput());
+    const input = recordInput(tx.engine.registry, resource, readInput(), 'update');
     const now = new Date().toISOString();
     const tenant = knownTenant(tenantId);
     const values = await prepareValues(tx, resource, { tenantId: tenant, now, values: input.attributes, current: row, id: row.id });

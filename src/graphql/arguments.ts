@@ -1,8 +1,5 @@
-import { createComparisonNode, createLogicNode, createSelectorNode, createValueNode, type ExpressionNode } from '@rsql/ast';
-import { defaultPageSize, maxPageSize, type Filter, type Page, type SortKey } from '../engine/options.js';
+import type { Argument, ListDraft } from '../engine/index.js';
 import { ApiError, badArgument } from '../errors.js';
-import { maySecret, type Registry, type ResourceDeclaration } from '../model/index.js';
-import { parseFilter } from '../rsql/parse.js';
 
 /** Elide's operations on a list of records or a relationship (REPLACE is not offered). */
 export const operations = ['FETCH', 'UPSERT', 'UPDATE', 'DELETE', 'REMOVE'] as const;
@@ -19,13 +16,6 @@ export interface FieldArguments {
   first?: string | number | null;
   after?: string | number | null;
   data?: readonly InputRecord[] | InputRecord | null;
-}
-
-/** A list's query: the filter (with `ids`), the order and the page. */
-export interface ListRequest {
-  filter: Filter | undefined;
-  sort: SortKey[];
-  page: Page;
 }
 
 const given = (value: unknown) => value !== undefined && value !== null;
@@ -76,50 +66,27 @@ export function dataRecords(args: FieldArguments): readonly InputRecord[] {
 export const idsOf = (args: FieldArguments): string[] => (args.ids ?? []).filter((id): id is string => id !== null);
 
 /**
- * A list's `ids`, `filter`, `sort`, `first` and `after`, read against the declaration with the
- * JSON:API list's rules: RSQL within its limits, no filter or order on a secret, pages of at most
- * the maximum size. `ids` is a filter like any other: an id that names no record the caller may
- * see matches nothing.
+ * A list's `ids`, `filter`, `sort`, `first` and `after` as the engine takes them: the engine reads
+ * them against the declaration with the JSON:API list's rules. `ids` is a filter like any other:
+ * an id that names no record the caller may see matches nothing. `first` and `after` are
+ * integers, given as numbers or strings (Elide's StringOrInt); `after` is an offset.
  */
-export function listRequest(registry: Registry, resource: ResourceDeclaration, args: FieldArguments, totals: boolean): ListRequest {
-  let expression: ExpressionNode | undefined = given(args.filter) ? parseFilter('filter', args.filter ?? '') : undefined;
+export function listDraft(args: FieldArguments, totals: boolean): ListDraft {
+  const draft: ListDraft = { page: { totals } };
+  if (given(args.filter)) draft.filter = { name: 'filter', value: args.filter ?? '' };
+  if (given(args.sort)) draft.sort = { name: 'sort', value: args.sort ?? '' };
   const ids = idsOf(args);
-  if (ids.length > 0) {
-    const byId = createComparisonNode(createSelectorNode('id', true), '=in=', createValueNode(ids, true));
-    expression = expression === undefined ? byId : createLogicNode(byId, ';', expression);
-  }
-  return {
-    filter: expression === undefined ? undefined : { expression, parameter: 'filter' },
-    sort: parseSort(registry, resource, args.sort),
-    page: {
-      offset: readInteger('after', args.after, 0, Number.MAX_SAFE_INTEGER, 0),
-      limit: readInteger('first', args.first, 1, maxPageSize, defaultPageSize),
-      totals,
-    },
-  };
+  if (ids.length > 0) draft.ids = { name: 'ids', value: ids };
+  const limit = wholeNumber('first', args.first);
+  const offset = wholeNumber('after', args.after);
+  if (limit !== undefined) draft.page = { ...draft.page, limit };
+  if (offset !== undefined) draft.page = { ...draft.page, offset };
+  return draft;
 }
 
-/** `sort: "name,-createdDate"`: attributes (or id), `-` for descending; a secret cannot order a list. */
-function parseSort(registry: Registry, resource: ResourceDeclaration, text: string | null | undefined): SortKey[] {
-  if (text === undefined || text === null || text === '') return [];
-  return text.split(',').map((part) => {
-    const descending = part.startsWith('-');
-    const attribute = part.replace(/^[-+]/, '');
-    const declared = registry.attribute(resource, attribute);
-    if (attribute !== 'id' && declared === undefined)
-      throw badArgument('sort', `${resource.type} has no attribute ${attribute} to sort by.`);
-    if (maySecret(declared)) throw badArgument('sort', `${resource.type}.${attribute} may hold a secret and cannot be sorted by.`);
-    return { attribute, descending };
-  });
-}
-
-/** `first` and `after` are integers, given as numbers or strings (Elide's StringOrInt); `after` is an offset. */
-function readInteger(name: string, value: string | number | null | undefined, min: number, max: number, fallback: number): number {
-  if (value === undefined || value === null) return fallback;
+function wholeNumber(name: string, value: string | number | null | undefined): Argument<number> | undefined {
+  if (value === undefined || value === null) return undefined;
   const text = String(value);
-  const number = /^\d+$/.test(text) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(number) || number < min || number > max) {
-    throw badArgument(name, `${name} must be an integer from ${min} to ${max}.`);
-  }
-  return number;
+  if (!/^\d+$/.test(text)) throw badArgument(name, `${name} must be a whole number.`);
+  return { name, value: Number(text) };
 }

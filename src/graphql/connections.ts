@@ -1,9 +1,6 @@
 import DataLoader from 'dataloader';
 import type { GraphQLResolveInfo } from 'graphql';
-import { loadIncluded, recordKey } from '../engine/include.js';
-import { noIncludes } from '../engine/options.js';
-import { listRecords } from '../engine/read.js';
-import { listRelatedPages } from '../engine/related.js';
+import { recordKey } from '../engine/index.js';
 import {
   publicAttributes,
   type AttributeValue,
@@ -13,7 +10,7 @@ import {
   type ToMany,
   type ToOne,
 } from '../model/index.js';
-import { listRequest, type FieldArguments } from './arguments.js';
+import { listDraft, type FieldArguments } from './arguments.js';
 import type { ConnectionValue, NodeValue, RequestContext } from './context.js';
 import { asksForTotal } from './selection.js';
 
@@ -24,10 +21,10 @@ export async function fetchRoot(
   args: FieldArguments,
   info: GraphQLResolveInfo,
 ): Promise<ConnectionValue | null> {
-  const request = listRequest(context.scope.engine.registry, resource, args, asksForTotal(info));
+  const draft = listDraft(args, asksForTotal(info));
   return context.run(async () => {
-    const page = await listRecords(context.scope, { resource, ancestors: [] }, { ...noIncludes, ...request });
-    return { resource, rows: page.rows, offset: request.page.offset, hasMore: page.hasMore, total: page.total };
+    const found = await context.session.list({ resource, ancestors: [] }, draft);
+    return { resource, rows: found.rows, offset: found.page.offset, hasMore: found.hasMore, total: found.total };
   });
 }
 
@@ -60,32 +57,30 @@ export function fetchRelated(
 const byId = { cacheKeyFn: (node: NodeValue) => String(node.row.id) };
 
 function toManyLoader(context: RequestContext, relationship: ToMany, args: FieldArguments, totals: boolean) {
-  const { registry } = context.scope.engine;
+  const { registry } = context;
   const target = registry.target(relationship);
-  const request = listRequest(registry, target, args, totals);
+  const draft = listDraft(args, totals);
+  const offset = draft.page?.offset?.value ?? 0;
   return new DataLoader<NodeValue, ConnectionValue | null, unknown>(async (owners) => {
     const pages = await context.run(() =>
-      listRelatedPages(
-        context.scope,
+      context.session.relatedPages(
         relationship,
         owners.map((owner) => String(owner.row.id)),
-        request,
+        draft,
       ),
     );
     return owners.map((owner) => {
       const page = pages?.get(String(owner.row.id));
-      return page === undefined
-        ? null
-        : { resource: target, rows: page.rows, offset: request.page.offset, hasMore: page.hasMore, total: page.total };
+      return page === undefined ? null : { resource: target, rows: page.rows, offset, hasMore: page.hasMore, total: page.total };
     });
   }, byId);
 }
 
 function toOneLoader(context: RequestContext, resource: ResourceDeclaration, name: string, relationship: ToOne) {
-  const target = context.scope.engine.registry.target(relationship);
+  const target = context.registry.target(relationship);
   return new DataLoader<NodeValue, ConnectionValue | null, unknown>(async (owners) => {
     const rows = owners.map((owner) => owner.row);
-    const loaded = await context.run(() => loadIncluded(context.scope, resource, rows, { [name]: {} }, new Map()));
+    const loaded = await context.run(() => context.session.include(resource, rows, { [name]: {} }));
     return rows.map((row) => {
       if (loaded === null) return null;
       const id = row[relationship.column];

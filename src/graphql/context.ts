@@ -1,8 +1,8 @@
 import type DataLoader from 'dataloader';
 import type { FieldNode } from 'graphql';
-import type { Scope } from '../engine/engine.js';
+import type { Session } from '../engine/index.js';
 import type { ApiError } from '../errors.js';
-import type { ResourceDeclaration, Row } from '../model/index.js';
+import type { Registry, ResourceDeclaration, Row } from '../model/index.js';
 import { limits, tooManyRecords, tooManyWrites } from './limits.js';
 
 /** A record as a GraphQL node: its declaration and its stored row. */
@@ -31,8 +31,8 @@ export const emptyConnection = (resource: ResourceDeclaration | undefined): Conn
 });
 
 /**
- * What the resolvers of one request share: the caller's scope (inside the mutation's transaction
- * for a mutation), the batch loaders of its relationship fields, and, in a mutation, the order its
+ * What the resolvers of one request share: the caller's session (the mutation's batch for a
+ * mutation), the declarations, the batch loaders of its relationship fields, and, in a mutation, the order its
  * operations run in.
  */
 export class RequestContext {
@@ -48,7 +48,8 @@ export class RequestContext {
   private writes = 0;
 
   constructor(
-    readonly scope: Scope,
+    readonly session: Session,
+    readonly registry: Registry,
     readonly mutation: boolean,
   ) {}
 

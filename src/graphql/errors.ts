@@ -1,6 +1,6 @@
 import { GraphQLError, type SourceLocation } from 'graphql';
 import { ApiError, internalError, type Problem } from '../errors.js';
-import { databaseApiError } from '../store/failures.js';
+import { explainFailure } from '../engine/index.js';
 
 /** One entry of a GraphQL answer's `errors`. */
 export interface GraphQLErrorObject {
@@ -62,7 +62,7 @@ export function resultErrors(errors: readonly GraphQLError[], unexpected: Unexpe
 
 function toApiError(error: unknown, unexpected: UnexpectedError): ApiError {
   if (error instanceof ApiError) return error;
-  const fromDatabase = databaseApiError(error);
+  const fromDatabase = explainFailure(error);
   if (fromDatabase !== undefined) return fromDatabase;
   unexpected(error instanceof Error ? error : new Error('a non-error was thrown'));
   return internalError();

@@ -1,13 +1,9 @@
-import type { Scope } from '../engine/engine.js';
-import { locateRecord, type PathStep, type RecordAddress } from '../engine/locate.js';
-import { noIncludes } from '../engine/options.js';
-import { updateRelationship } from '../engine/relationships.js';
-import { createRecord, deleteRecord, updateRecord } from '../engine/write.js';
-import { ApiError, forbidden } from '../errors.js';
-import type { ResourceDeclaration, Row, ToMany, ToOne } from '../model/index.js';
+import { noIncludes, type PathStep, type RecordAddress } from '../engine/index.js';
+import { ApiError } from '../errors.js';
+import type { Registry, ResourceDeclaration, Row, ToMany, ToOne } from '../model/index.js';
 import { dataRecords, idsOf, type FieldArguments, type InputRecord, type Operation } from './arguments.js';
 import { emptyConnection, type ConnectionValue, type NodeValue, type RequestContext } from './context.js';
-import { readRecordInput } from './input.js';
+import { recordDraft } from './input.js';
 
 type WriteOperation = Exclude<Operation, 'FETCH'>;
 
@@ -19,11 +15,10 @@ type WriteOperation = Exclude<Operation, 'FETCH'>;
  */
 export function mutateRoot(context: RequestContext, resource: ResourceDeclaration, op: WriteOperation, args: FieldArguments) {
   return context.run(async () => {
-    const { scope } = context;
     if (op === 'DELETE' || op === 'REMOVE') {
       for (const id of idsOf(args)) {
         context.countWrite();
-        await deleteRecord(scope, { resource, ancestors: [], id });
+        await context.session.delete({ resource, ancestors: [], id });
       }
       return emptyConnection(resource);
     }
@@ -31,8 +26,8 @@ export function mutateRoot(context: RequestContext, resource: ResourceDeclaratio
     for (const record of dataRecords(args)) {
       context.countWrite();
       const id = idIn(record);
-      if (op === 'UPDATE') rows.push(await update(scope, { resource, ancestors: [], id: required(id, op) }, record));
-      else rows.push(await upsert(scope, resource, id === undefined ? parentFromData(scope, resource, record) : [], record));
+      if (op === 'UPDATE') rows.push(await update(context, { resource, ancestors: [], id: required(id, op) }, record));
+      else rows.push(await upsert(context, resource, id === undefined ? parentFromData(context.registry, resource, record) : [], record));
     }
     return written(resource, rows);
   });
@@ -55,25 +50,32 @@ export function mutateRelated(
   args: FieldArguments,
 ) {
   return context.run(async () => {
-    const { scope } = context;
-    const target = scope.engine.registry.target(relationship);
+    const { registry } = context;
+    const target = registry.target(relationship);
     const ownerAddress: RecordAddress = { resource: owner.resource, ancestors: [], id: String(owner.row.id) };
     if (relationship.kind === 'toOne') {
       context.countWrite();
-      return writeLink(scope, ownerAddress, name, relationship, op, args);
+      return writeLink(context, ownerAddress, name, relationship, op, args);
     }
-    const holds =
-      scope.engine.registry.parentOf(target) === owner.resource && scope.engine.registry.parentLink(target)?.column === relationship.column;
-    if (!holds)
-      throw forbidden(`Relationship ${name} of ${owner.resource.type} is changed through the records it lists, not replaced as a whole.`);
+    const holds = registry.parentOf(target) === owner.resource && registry.parentLink(target)?.column === relationship.column;
+    // Any other to-many relationship changes through the records it lists: the engine refuses it as a whole.
+    if (!holds) {
+      await context.session.link(ownerAddress, name, relationship, () => null);
+      return emptyConnection(target);
+    }
     const ancestors: PathStep[] = [{ resource: owner.resource, id: ownerAddress.id }];
     switch (op) {
       case 'REMOVE':
-        throw forbidden(`A ${target.type} never moves to another ${owner.resource.type}; delete it instead.`);
+        // Taking a record out of its parent's list moves it out of its parent, which the engine refuses.
+        for (const id of idsOf(args)) {
+          const parent = target.parent ?? '';
+          await context.session.link({ resource: target, ancestors, id }, parent, context.session.relationship(target, parent), () => null);
+        }
+        return emptyConnection(target);
       case 'DELETE':
         for (const id of idsOf(args)) {
           context.countWrite();
-          await deleteRecord(scope, { resource: target, ancestors, id });
+          await context.session.delete({ resource: target, ancestors, id });
         }
         return emptyConnection(target);
       case 'UPDATE':
@@ -82,8 +84,8 @@ export function mutateRelated(
         for (const record of dataRecords(args)) {
           context.countWrite();
           const id = idIn(record);
-          if (op === 'UPDATE') rows.push(await update(scope, { resource: target, ancestors, id: required(id, op) }, record));
-          else rows.push(await upsert(scope, target, ancestors, record));
+          if (op === 'UPDATE') rows.push(await update(context, { resource: target, ancestors, id: required(id, op) }, record));
+          else rows.push(await upsert(context, target, ancestors, record));
         }
         return written(target, rows);
       }
@@ -92,55 +94,58 @@ export function mutateRelated(
 }
 
 async function writeLink(
-  scope: Scope,
+  context: RequestContext,
   owner: RecordAddress,
   name: string,
   relationship: ToOne,
   op: WriteOperation,
   args: FieldArguments,
 ): Promise<ConnectionValue> {
-  const target = scope.engine.registry.target(relationship);
+  const { session } = context;
+  const target = context.registry.target(relationship);
   const linked = (id: string): RecordAddress => ({ resource: target, through: { record: owner, relationship }, id });
   if (op === 'REMOVE' || op === 'DELETE') {
-    const id = (await locateRecord(scope, owner))[relationship.column];
-    if (op === 'REMOVE') await updateRelationship(scope, owner, name, relationship, () => null);
-    else if (typeof id === 'string') await deleteRecord(scope, linked(id));
+    const id = (await session.find(owner))[relationship.column];
+    if (op === 'REMOVE') await session.link(owner, name, relationship, () => null);
+    else if (typeof id === 'string') await session.delete(linked(id));
     return emptyConnection(target);
   }
   const [record] = dataRecords(args);
   if (record === undefined || dataRecords(args).length > 1) throw invalidData(`A to-one relationship takes one record in data.`);
   const id = idIn(record);
   if (id === undefined) throw invalidData(`Relationship ${name} links an existing ${target.type}: give its id.`);
-  if (op === 'UPSERT') await updateRelationship(scope, owner, name, relationship, () => ({ type: target.type, id }));
+  if (op === 'UPSERT') await session.link(owner, name, relationship, () => ({ type: target.type, id }));
   const changes = Object.keys(record).some((key) => key !== 'id');
-  if (changes || op === 'UPDATE') return written(target, [await update(scope, linked(id), record)]);
-  return written(target, [await locateRecord(scope, linked(id))]);
+  if (changes || op === 'UPDATE') return written(target, [await update(context, linked(id), record)]);
+  return written(target, [await session.find(linked(id))]);
 }
 
 /** Creates a record without an id; updates the record with an id, which must exist at the address. */
-async function upsert(scope: Scope, resource: ResourceDeclaration, ancestors: readonly PathStep[], record: InputRecord): Promise<Row> {
+async function upsert(
+  context: RequestContext,
+  resource: ResourceDeclaration,
+  ancestors: readonly PathStep[],
+  record: InputRecord,
+): Promise<Row> {
   const id = idIn(record);
-  if (id === undefined) {
-    const readInput = () => readRecordInput(scope.engine.registry, resource, record, { action: 'create' });
-    return (await createRecord(scope, { resource, ancestors }, readInput, noIncludes)).row;
+  // A record given with an id that names none is a create under an id the client chose, as Elide
+  // has it; the engine refuses that, since Stratum assigns every id itself.
+  if (id === undefined || !(await exists(context, { resource, ancestors, id }))) {
+    const readInput = () => recordDraft(context.registry, resource, record);
+    return (await context.session.create({ resource, ancestors }, readInput, noIncludes)).row;
   }
-  const address: RecordAddress = { resource, ancestors, id };
-  if (!(await exists(scope, address))) {
-    // Elide creates a record under an id the client chose; Stratum assigns every id itself.
-    throw forbidden('Client-generated ids are not supported; leave id out and the server assigns one.');
-  }
-  return update(scope, address, record);
+  return update(context, { resource, ancestors, id }, record);
 }
 
-async function update(scope: Scope, address: RecordAddress, record: InputRecord): Promise<Row> {
-  const readInput = () => readRecordInput(scope.engine.registry, address.resource, record, { action: 'update', id: address.id });
-  await updateRecord(scope, address, readInput);
-  return locateRecord(scope, address);
+async function update(context: RequestContext, address: RecordAddress, record: InputRecord): Promise<Row> {
+  const readInput = () => recordDraft(context.registry, address.resource, record);
+  await context.session.update(address, readInput);
+  return context.session.find(address);
 }
 
-async function exists(scope: Scope, address: RecordAddress): Promise<boolean> {
+async function exists(context: RequestContext, address: RecordAddress): Promise<boolean> {
   try {
-    await locateRecord(scope, address);
+    await context.session.find(address);
     return true;
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return false;
@@ -149,8 +154,8 @@ async function exists(scope: Scope, address: RecordAddress): Promise<boolean> {
 }
 
 /** The parent a new record names in its data, since a root field has no parent record of its own. */
-function parentFromData(scope: Scope, resource: ResourceDeclaration, record: InputRecord): PathStep[] {
-  const link = scope.engine.registry.parentLink(resource);
+function parentFromData(registry: Registry, resource: ResourceDeclaration, record: InputRecord): PathStep[] {
+  const link = registry.parentLink(resource);
   if (link === undefined || resource.parent === undefined) return [];
   const parent = record[resource.parent] as InputRecord | null | undefined;
   if (typeof parent?.id !== 'string' || parent.id === '') {
@@ -160,7 +165,7 @@ function parentFromData(scope: Scope, resource: ResourceDeclaration, record: Inp
       at: { relationship: resource.parent },
     });
   }
-  return [{ resource: scope.engine.registry.target(link), id: parent.id }];
+  return [{ resource: registry.target(link), id: parent.id }];
 }
 
 const idIn = (record: InputRecord): string | undefined => (typeof record.id === 'string' && record.id !== '' ? record.id : undefined);

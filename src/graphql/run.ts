@@ -13,35 +13,27 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import type { Caller } from '../auth/caller.js';
-import { scopeOf, type Engine, type Scope } from '../engine/engine.js';
+import { isContention, type Session } from '../engine/index.js';
 import { ApiError } from '../errors.js';
-import { contentionError, isContention, retryOnContention } from '../store/failures.js';
-import type { UnmodeledRecord } from '../model/index.js';
+import type { Registry, UnmodeledRecord } from '../model/index.js';
 import { RequestContext } from './context.js';
 import { apiErrorObjects, resultErrors, type GraphQLErrorObject, type UnexpectedError } from './errors.js';
 import { checkLimits, limits } from './limits.js';
 import { buildGraphQLSchema } from './schema.js';
 
-/** The GraphQL transport of an engine: its schema, generated once at start from the declarations. */
+/** The GraphQL transport of the declarations: their schema, generated once at start. */
 export interface GraphQLService {
-  engine: Engine;
+  registry: Registry;
   schema: GraphQLSchema;
 }
 
-export function graphqlService(engine: Engine, unmodeled: Readonly<Record<string, UnmodeledRecord>>): GraphQLService {
-  return { engine, schema: buildGraphQLSchema(engine.registry, unmodeled) };
+export function graphqlService(registry: Registry, unmodeled: Readonly<Record<string, UnmodeledRecord>>): GraphQLService {
+  return { registry, schema: buildGraphQLSchema(registry, unmodeled) };
 }
 
 export interface GraphQLBody {
   data?: unknown;
   errors?: GraphQLErrorObject[];
-}
-
-/** An answer, and what gives back the memory its records hold once it has been sent. */
-export interface GraphQLAnswer {
-  body: GraphQLBody;
-  release: () => void;
 }
 
 interface GraphQLRequest {
@@ -51,30 +43,21 @@ interface GraphQLRequest {
 }
 
 /**
- * Answers one GraphQL request (`{query, variables, operationName}`) for a caller. A body that is
- * not such a request is an ApiError (400), answered before GraphQL starts; everything after that
- * is answered as GraphQL answers, errors included: syntax and validation errors, the limits, and
- * every error of the engine, as entries of `errors`. A query reads through the engine as the
- * caller; a mutation runs in one transaction, committed only when every operation in it succeeded
- * and otherwise rolled back as a whole (`data` null).
+ * Answers one GraphQL request (`{query, variables, operationName}`) on the caller's session. A
+ * body that is not such a request is an ApiError (400), answered before GraphQL starts; everything
+ * after that is answered as GraphQL answers, errors included: syntax and validation errors, the
+ * limits, and every error of the engine, as entries of `errors`. A query reads through the session;
+ * a mutation runs as one batch, committed only when every operation in it succeeded and otherwise
+ * rolled back as a whole (`data` null).
  */
 export async function answerGraphQL(
   service: GraphQLService,
-  caller: Caller,
+  session: Session,
   body: unknown,
   unexpected: UnexpectedError,
-): Promise<GraphQLAnswer> {
+): Promise<GraphQLBody> {
   const request = readRequest(body);
-  const scope = scopeOf(service.engine, caller);
-  try {
-    return { body: await run(service.schema, scope, request, unexpected), release: () => scope.budget.release() };
-  } catch (error) {
-    scope.budget.release();
-    throw error;
-  }
-}
-
-async function run(schema: GraphQLSchema, scope: Scope, request: GraphQLRequest, unexpected: UnexpectedError): Promise<GraphQLBody> {
+  const { schema, registry } = service;
   const prepared = prepare(schema, request, unexpected);
   if ('errors' in prepared) return prepared;
   const executeAs = async (context: RequestContext) => {
@@ -89,22 +72,20 @@ async function run(schema: GraphQLSchema, scope: Scope, request: GraphQLRequest,
     return { result, overflow: context.overflow };
   };
   if (prepared.operation?.operation !== OperationTypeNode.MUTATION) {
-    const { result, overflow } = await executeAs(new RequestContext(scope, false));
+    const { result, overflow } = await executeAs(new RequestContext(session, registry, false));
     return overflow === undefined ? shaped(result, unexpected) : { errors: apiErrorObjects(overflow) };
   }
   try {
-    return await retryOnContention(() =>
-      scope.db.transaction().execute(async (db) => {
-        const { result, overflow } = await executeAs(new RequestContext({ ...scope, db }, true));
-        // A mutation that lost to a concurrent transaction runs again from the start.
-        const contention = result.errors?.map((error) => error.originalError).find(isContention);
-        if (contention !== undefined) throw contention;
-        if ((result.errors ?? []).length > 0 || overflow !== undefined) throw new RolledBack(result.errors ?? [], overflow);
-        return shaped(result, unexpected);
-      }),
-    );
+    return await session.batch(async (batch) => {
+      const { result, overflow } = await executeAs(new RequestContext(batch, registry, true));
+      // A mutation that lost to a concurrent transaction is rolled back and runs again, whole.
+      const contention = result.errors?.map((error) => error.originalError).find(isContention);
+      if (contention !== undefined) throw contention;
+      if ((result.errors ?? []).length > 0 || overflow !== undefined) throw new RolledBack(result.errors ?? [], overflow);
+      return shaped(result, unexpected);
+    });
   } catch (error) {
-    if (isContention(error)) return { data: null, errors: apiErrorObjects(contentionError()) };
+    if (error instanceof ApiError) return { data: null, errors: apiErrorObjects(error) };
     if (!(error instanceof RolledBack)) throw error;
     return { data: null, errors: error.overflow === undefined ? resultErrors(error.errors, unexpected) : apiErrorObjects(error.overflow) };
   }

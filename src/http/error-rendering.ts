@@ -1,9 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiError, badRequest, internalError } from '../errors.js';
+import { ApiError, badRequest, internalError, type Place } from '../errors.js';
 import { errorDocument } from '../jsonapi/errors.js';
 import type { Logger } from '../log.js';
-import { databaseApiError } from '../store/failures.js';
+import { explainFailure } from '../engine/index.js';
 import { noteFailure } from './request-log.js';
 import { sendDocument } from './send-document.js';
 
@@ -68,7 +68,7 @@ export function toApiError(error: FastifyError | Error): ApiError {
   if (error instanceof ApiError) return error;
   const validation = schemaValidationError(error);
   if (validation !== undefined) return validation;
-  const fromDatabase = databaseApiError(error);
+  const fromDatabase = explainFailure(error);
   if (fromDatabase !== undefined) return fromDatabase;
   const code = 'code' in error ? error.code : undefined;
   switch (code) {
@@ -116,15 +116,15 @@ function schemaValidationError(error: Error): ApiError | undefined {
       const pointer = typeof named === 'string' ? `${violation.instancePath}/${named}` : violation.instancePath;
       const field = pointer === '' ? 'The body' : pointer.slice(1);
       // A query parameter is named as such; the body's fields by a JSON pointer.
-      const where = inQuery ? { parameter: field } : { pointer };
+      const at: Place = inQuery ? { argument: field } : { pointer };
       const invalid = inQuery ? 'invalid_query_parameter' : 'invalid_field';
       if (violation.keyword === 'additionalProperties') {
-        return { code: inQuery ? invalid : 'unknown_field', detail: `Unknown ${inQuery ? 'parameter' : 'field'} ${field}.`, ...where };
+        return { code: inQuery ? invalid : 'unknown_field', detail: `Unknown ${inQuery ? 'parameter' : 'field'} ${field}.`, at };
       }
-      if (violation.keyword === 'required') return { code: invalid, detail: `${field} is required.`, ...where };
+      if (violation.keyword === 'required') return { code: invalid, detail: `${field} is required.`, at };
       const description = violation.parentSchema?.description;
       const what = typeof description === 'string' ? ` (${description})` : '';
-      return { code: invalid, detail: `${field} ${violation.message ?? 'is not valid'}${what}.`, ...where };
+      return { code: invalid, detail: `${field} ${violation.message ?? 'is not valid'}${what}.`, at };
     }),
   );
 }

@@ -1,10 +1,10 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/index.js';
 import type { GraphQLService } from '../graphql/run.js';
 import type { Logger } from '../log.js';
 import type { UnmodeledRecord } from '../model/index.js';
-import { requireCaller } from './authentication.js';
 import { adviceHeaders, describeError, toApiError } from './error-rendering.js';
+import { sessionOf } from './request-session.js';
 
 /** Where Terrakube's clients find Elide's GraphQL endpoint. */
 export const graphqlPath = '/graphql/api/v1';
@@ -34,7 +34,7 @@ export function graphqlRoute(
       }>;
   const load = () =>
     (loading ??= Promise.all([import('../graphql/run.js'), import('../graphql/errors.js')]).then(([graphql, errors]) => ({
-      service: graphql.graphqlService(engine, unmodeled),
+      service: graphql.graphqlService(engine.registry, unmodeled),
       graphql,
       errors,
     })));
@@ -46,10 +46,8 @@ export function graphqlRoute(
   });
   api.post(graphqlPath, async (request, reply) => {
     const { service, graphql } = await load();
-    const answer = await graphql.answerGraphQL(service, requireCaller(request), request.body, unexpected);
-    // Sent or abandoned, the answer no longer holds its memory.
-    reply.raw.once('close', answer.release);
-    return send(reply, 200, answer.body);
+    const answer = await graphql.answerGraphQL(service, sessionOf(engine, request, reply), request.body, unexpected);
+    return send(reply, 200, answer);
   });
   return Promise.resolve();
 }

@@ -1,8 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { Store } from '../store/database.js';
-
-/** Liveness and readiness, without a token: the process answers, and the database does. */
-export function health(app: FastifyInstance, { store }: { store: Store }): Promise<void> {
+/** Liveness and readiness, without a token: the process answers, and the database does (`ping`). */
+export function health(app: FastifyInstance, { store }: { store: { ping(): Promise<void> } }): Promise<void> {
   app.get('/healthz', (_request, reply) => reply.send({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     try {

@@ -1,7 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Store } from '../store/database.js';
+
+/** What the gauges read of the database: its kind, and how its connections are used. */
+export interface DatabaseUse {
+  dialect: string;
+  poolUse(): { open: number; idle: number; waiting: number; max: number };
+}
 
 /** Label of requests no route matched, so that scanners' paths cannot multiply the series. */
 const unmatched = 'unmatched';
@@ -18,7 +23,7 @@ export class Metrics {
   /** Requests arrived and not yet answered: what a stop waits for, and a sign of a backlog. */
   readonly inFlight: Gauge;
 
-  constructor(store: Store) {
+  constructor(store: DatabaseUse) {
     collectDefaultMetrics({ register: this.registry });
     this.requests = new Counter({
       name: 'stratum_http_requests_total',
@@ -38,7 +43,7 @@ export class Metrics {
       help: 'HTTP requests whose headers have arrived and whose answer has not been sent yet.',
       registers: [this.registry],
     });
-    const pool = (name: string, help: string, read: (use: ReturnType<Store['poolUse']>) => number) =>
+    const pool = (name: string, help: string, read: (use: ReturnType<DatabaseUse['poolUse']>) => number) =>
       new Gauge({
         name,
         help,

@@ -1,4 +1,4 @@
-import { defaultPageSize, maxPageSize } from '../engine/options.js';
+import { defaultPageSize, maxPageSize } from '../engine/index.js';
 import type { Route } from '../jsonapi/routes.js';
 import { isRequired, type Attribute, type Registry, type ResourceDeclaration } from '../model/index.js';
 import type { DescribedRoute } from './described-route.js';

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Engine } from '../engine/engine.js';
+import type { Engine } from '../engine/index.js';
 import { handle, type JsonApiRequest, type JsonApiResponse } from '../jsonapi/handlers.js';
 import type { Route } from '../jsonapi/routes.js';
-import { requireCaller } from './authentication.js';
+import { sessionOf } from './request-session.js';
 import { sendDocument } from './send-document.js';
 
 /** The JSON:API routes derived from the declarations, each served by the engine. */
@@ -12,9 +12,7 @@ export function resourceRoutes(api: FastifyInstance, { engine, routes }: { engin
       method: route.method,
       url: route.path,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        const { response, release } = await handle(engine, route, jsonApiRequest(request));
-        // Sent or abandoned, the answer no longer holds its memory.
-        reply.raw.once('close', release);
+        const response = await handle(sessionOf(engine, request, reply), engine.registry, route, jsonApiRequest(request));
         return send(reply, response);
       },
     });
@@ -28,7 +26,6 @@ function jsonApiRequest(request: FastifyRequest): JsonApiRequest {
     return Array.isArray(value) ? value.join(',') : value;
   };
   return {
-    caller: requireCaller(request),
     params: request.params as Record<string, string>,
     query: request.query as Record<string, string | string[] | undefined>,
     body: request.body,

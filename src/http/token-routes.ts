@@ -1,10 +1,9 @@
 import { tokenRequestOf, type ApiTokens, type TokenRequestBody } from '../auth/api-tokens.js';
 import { trackedKinds, type TrackedKind } from '../auth/tokens.js';
-import { scopeOf, type Engine } from '../engine/engine.js';
-import { locateRecord } from '../engine/locate.js';
+import type { Engine } from '../engine/index.js';
 import { idParameter } from '../jsonapi/routes.js';
-import { capabilitiesIn, capabilityNames, permissionFlags } from '../policy/capabilities.js';
 import { requireCaller } from './authentication.js';
+import { sessionOf } from './request-session.js';
 import type { DescribedRoute, JsonSchema } from './described-route.js';
 
 const requiredText = (max: number, description: string): JsonSchema => ({
@@ -140,7 +139,7 @@ function permissionRoutes(engine: Engine, scopes: readonly string[]): DescribedR
   const tenant = registry.tenant;
   const flags: JsonSchema = {
     type: 'object',
-    properties: Object.fromEntries([...capabilityNames(registry), 'managePermission'].map((n) => [n, { type: 'boolean' }])),
+    properties: Object.fromEntries(engine.permissionNames().map((n) => [n, { type: 'boolean' }])),
   };
   const tenantParameter = idParameter(tenant);
   const base = `/access-token/v1/teams/permissions/${tenant.type}/:${tenantParameter}`;
@@ -160,15 +159,10 @@ function permissionRoutes(engine: Engine, scopes: readonly string[]): DescribedR
       success: { status: 200, description: 'Permission flags.', schema: flags },
       errors: [401, 404],
       handler: async (request, reply) => {
-        const caller = requireCaller(request);
         const params = request.params as Record<string, string>;
-        const scope = scopeOf(engine, caller);
         const tenantId = params[tenantParameter] ?? '';
-        await locateRecord(scope, { resource: tenant, ancestors: [], id: tenantId });
-        if (resource !== undefined && parameter !== undefined) {
-          await locateRecord(scope, { resource, ancestors: [{ resource: tenant, id: tenantId }], id: params[parameter] ?? '' });
-        }
-        return reply.send(permissionFlags(registry, caller, await capabilitiesIn(scope.db, registry, caller, tenantId)));
+        const within = resource === undefined || parameter === undefined ? undefined : { resource, id: params[parameter] ?? '' };
+        return reply.send(await sessionOf(engine, request, reply).permissions({ tenantId, ...(within === undefined ? {} : { within }) }));
       },
     };
   });

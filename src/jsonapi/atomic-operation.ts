@@ -1,4 +1,4 @@
-import type { CollectionAddress, RecordAddress } from '../engine/locate.js';
+import type { CollectionAddress, RecordAddress } from '../engine/index.js';
 import { ApiError, badRequest, invalidValue } from '../errors.js';
 import type { Registry, ResourceDeclaration } from '../model/index.js';
 import type { HrefResolver } from './href.js';

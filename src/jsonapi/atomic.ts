@@ -1,12 +1,9 @@
-import type { Caller } from '../auth/caller.js';
-import { inTransaction, scopeOf, type Engine, type Scope } from '../engine/engine.js';
-import { noIncludes } from '../engine/options.js';
-import { relationshipNamed, updateRelationship } from '../engine/relationships.js';
-import { createRecord, deleteRecord, updateRecord } from '../engine/write.js';
+import { noIncludes, type Session } from '../engine/index.js';
+import type { Registry } from '../model/index.js';
 import { ApiError, badRequest } from '../errors.js';
 import { planOperation, type LocalIds, type OperationPlan } from './atomic-operation.js';
 import { inDocument, placeInDocument } from './errors.js';
-import type { Answer } from './handlers.js';
+import type { JsonApiResponse } from './handlers.js';
 import { HrefResolver } from './href.js';
 import { atomicMediaType, checkAtomicMediaTypes } from './media-type.js';
 import { isObject, parseLinkageDocument, parseResourceDocument } from './request-document.js';
@@ -21,7 +18,6 @@ export const maxAtomicOperations = 100;
 
 /** What an atomic operations request brings, free of the HTTP framework. */
 export interface AtomicRequest {
-  caller: Caller;
   contentType: string | undefined;
   accept: string | undefined;
   body: unknown;
@@ -40,47 +36,38 @@ export class AtomicOperations {
   private readonly hrefs: HrefResolver;
 
   constructor(
-    private readonly engine: Engine,
+    private readonly registry: Registry,
     routes: readonly Route[],
   ) {
     this.hrefs = new HrefResolver(routes);
   }
 
-  async serve(request: AtomicRequest): Promise<Answer> {
+  async serve(session: Session, request: AtomicRequest): Promise<JsonApiResponse> {
     checkAtomicMediaTypes(request.contentType, request.accept);
     const operations = operationsOf(request.body);
-    const scope = scopeOf(this.engine, request.caller);
-    try {
-      const results = await inTransaction(scope, this.engine.registry.tenant, async (tx) => {
-        const lids: LocalIds = new Map();
-        const done: AtomicResult[] = [];
-        for (const [index, operation] of operations.entries()) {
-          try {
-            done.push(await this.run(tx, operation, lids));
-          } catch (error) {
-            throw inOperation(error, index);
-          }
+    const results = await session.batch(async (batch) => {
+      const lids: LocalIds = new Map();
+      const done: AtomicResult[] = [];
+      for (const [index, operation] of operations.entries()) {
+        try {
+          done.push(await this.run(batch, operation, lids));
+        } catch (error) {
+          throw inOperation(error, index);
         }
-        return done;
-      });
-      return {
-        response: { status: 200, body: { 'atomic:results': results }, headers: { 'content-type': atomicMediaType } },
-        release: () => scope.budget.release(),
-      };
-    } catch (error) {
-      scope.budget.release();
-      throw error;
-    }
+      }
+      return done;
+    });
+    return { status: 200, body: { 'atomic:results': results }, headers: { 'content-type': atomicMediaType } };
   }
 
-  private async run(tx: Scope, operation: unknown, lids: LocalIds): Promise<AtomicResult> {
-    const { registry } = this.engine;
+  private async run(batch: Session, operation: unknown, lids: LocalIds): Promise<AtomicResult> {
+    const { registry } = this;
     const plan: OperationPlan = planOperation(registry, this.hrefs, operation, lids);
     switch (plan.kind) {
       case 'create': {
         const { resource } = plan.collection;
-        const readInput = () => parseResourceDocument({ data: plan.data }, resource, registry, { action: 'create' });
-        const { row } = await createRecord(tx, plan.collection, readInput, noIncludes);
+        const readInput = () => parseResourceDocument({ data: plan.data }, resource, { action: 'create' });
+        const { row } = await batch.create(plan.collection, readInput, noIncludes);
         const data = toResourceObject(resource, row, new Map(), undefined);
         if (plan.lid === undefined) return { data };
         lids.set(plan.lid, { type: resource.type, id: data.id });
@@ -88,16 +75,15 @@ export class AtomicOperations {
       }
       case 'update': {
         const { address } = plan;
-        const readInput = () =>
-          parseResourceDocument({ data: plan.data }, address.resource, registry, { action: 'update', id: address.id });
-        await updateRecord(tx, address, readInput);
+        const readInput = () => parseResourceDocument({ data: plan.data }, address.resource, { action: 'update', id: address.id });
+        await batch.update(address, readInput);
         return {};
       }
       case 'delete':
-        await deleteRecord(tx, plan.address);
+        await batch.delete(plan.address);
         return {};
       case 'relationship': {
-        const relationship = relationshipNamed(tx, plan.address.resource, plan.name);
+        const relationship = batch.relationship(plan.address.resource, plan.name);
         if (plan.op !== 'update' && relationship.kind === 'toOne') {
           throw badRequest('invalid_operation', `add and remove change to-many relationships; ${plan.name} is to-one: use update.`, {
             pointer: '/op',
@@ -105,7 +91,7 @@ export class AtomicOperations {
         }
         // A to-many relationship is refused (403) once the record is found and writable, as PATCH refuses it.
         try {
-          await updateRelationship(tx, plan.address, plan.name, relationship, () => parseLinkageDocument({ data: plan.data }));
+          await batch.link(plan.address, plan.name, relationship, () => parseLinkageDocument({ data: plan.data }));
         } catch (error) {
           throw inDocument(error, 'linkage');
         }

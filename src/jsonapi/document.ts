@@ -1,6 +1,6 @@
-import { recordKey } from '../engine/include.js';
-import type { RecordPage, RecordResult } from '../engine/read.js';
-import type { PageRequest } from './query.js';
+import { recordKey } from '../engine/index.js';
+import type { Page, RecordPage, RecordResult } from '../engine/index.js';
+import type { PageStyle } from './query.js';
 import { includedObjects, toResourceObject, type Fieldsets, type ResourceObject } from './serialize.js';
 
 export const mediaType = 'application/vnd.api+json';
@@ -19,7 +19,7 @@ export interface ListDocument<T = ResourceObject> {
 export function listDocument<T>(
   data: T[],
   included: ResourceObject[] | undefined,
-  page: PageRequest,
+  page: Page & PageStyle,
   hasMore: boolean,
   total: number | undefined,
   path: string,
@@ -76,7 +76,7 @@ export function pageDocument(
   result: RecordPage,
   fields: Fieldsets,
   withIncluded: boolean,
-  page: PageRequest,
+  style: PageStyle,
   path: string,
   query: Record<string, string | string[] | undefined>,
 ): ListDocument {
@@ -84,5 +84,5 @@ export function pageDocument(
   const included = withIncluded
     ? includedObjects(result.included, fields, new Set(result.rows.map((row) => recordKey(result.resource.type, row.id))))
     : undefined;
-  return listDocument(data, included, page, result.hasMore, result.total, path, query);
+  return listDocument(data, included, { ...result.page, ...style }, result.hasMore, result.total, path, query);
 }

@@ -1,20 +1,10 @@
 import { badArgument } from '../errors.js';
-import {
-  defaultPageSize,
-  maxPageSize,
-  type Filter,
-  type IncludeTree,
-  type ListOptions,
-  type Page,
-  type ReadOptions,
-  type SortKey,
-} from '../engine/options.js';
-import { maySecret, type Registry, type ResourceDeclaration } from '../model/index.js';
-import { parseFilter } from '../rsql/parse.js';
+import { defaultPageSize, type Argument, type IncludeTree, type ListDraft, type PageDraft, type ReadOptions } from '../engine/index.js';
+import type { Registry, ResourceDeclaration } from '../model/index.js';
 import type { Fieldsets } from './serialize.js';
 
-/** A page as the client asked for it: links and meta answer in the same style. */
-export interface PageRequest extends Page {
+/** How the client asked for a page: links and meta answer in the same style. */
+export interface PageStyle {
   style: 'number' | 'offset';
   /** Whether any page parameter was sent; meta.page is only given then. */
   requested: boolean;
@@ -26,12 +16,20 @@ export interface ReadQuery {
   fields: Fieldsets;
 }
 
-export interface ListQuery extends ReadQuery {
-  options: ListOptions;
-  page: PageRequest;
+/** The query of a list request: the list's arguments for the engine, the fieldsets and the paging style. */
+export interface ListQuery {
+  draft: ListDraft;
+  fields: Fieldsets;
+  pageStyle: PageStyle;
 }
 
 type RawQuery = Readonly<Record<string, string | string[] | undefined>>;
+
+const hasIncludes = (include: IncludeTree) => Object.keys(include).length > 0;
+
+/** Whether a query asks for included records: only then does a document carry `included`. */
+export const includes = (query: ReadQuery | ListQuery): boolean =>
+  hasIncludes('draft' in query ? (query.draft.include ?? {}) : query.options.include);
 
 /** The query of a single-record request: only `include` and `fields` apply. */
 export function parseReadQuery(raw: RawQuery, resource: ResourceDeclaration, registry: Registry): ReadQuery {
@@ -47,7 +45,7 @@ export function parseReadQuery(raw: RawQuery, resource: ResourceDeclaration, reg
   };
 }
 
-/** The query of a list request. */
+/** The query of a list request, read as far as its syntax goes; the engine checks the rest against the declaration. */
 export function parseListQuery(raw: RawQuery, resource: ResourceDeclaration, registry: Registry): ListQuery {
   const query = single(raw);
   for (const key of Object.keys(query)) {
@@ -55,12 +53,18 @@ export function parseListQuery(raw: RawQuery, resource: ResourceDeclaration, reg
       throw badArgument(key, `Unknown query parameter ${key}; lists take page[...], filter, filter[TYPE], sort, include and fields[TYPE].`);
     }
   }
-  const include = parseInclude(query.include, resource, registry);
-  const fields = parseFields(query, registry);
-  const page = parsePage(query);
-  const sort = parseSort(query.sort, resource, registry);
-  const filter = query.filter === undefined ? undefined : { expression: parseFilter('filter', query.filter), parameter: 'filter' };
-  return { options: { include, page, sort, filter, filtersByType: parseTypedFilters(query, registry) }, fields, page };
+  const named = (name: string): Argument | undefined => (query[name] === undefined ? undefined : { name, value: query[name] });
+  const { page, pageStyle } = parsePage(query);
+  const draft: ListDraft = {
+    include: parseInclude(query.include, resource, registry),
+    page,
+    filtersByType: parseTypedFilters(query, registry),
+  };
+  const filter = named('filter');
+  const sort = named('sort');
+  if (filter !== undefined) draft.filter = filter;
+  if (sort !== undefined) draft.sort = sort;
+  return { draft, fields: parseFields(query, registry), pageStyle };
 }
 
 /** The parameters, each given once, in an object without a prototype (a parameter may be named `__proto__`). */
@@ -73,7 +77,8 @@ function single(raw: RawQuery): Record<string, string> {
   return query;
 }
 
-function parsePage(query: Record<string, string>): PageRequest {
+/** The page parameters, in one style or the other, as numbers. */
+function parsePage(query: Record<string, string>): { page: PageDraft; pageStyle: PageStyle } {
   const keys = Object.keys(query).filter((k) => k.startsWith('page['));
   const unknown = keys.find((k) => !['page[number]', 'page[size]', 'page[offset]', 'page[limit]', 'page[totals]'].includes(k));
   if (unknown !== undefined) {
@@ -87,40 +92,33 @@ function parsePage(query: Record<string, string>): PageRequest {
   if (numberStyle && offsetStyle) {
     throw badArgument('page', 'Use page[number] with page[size], or page[offset] with page[limit], not both styles.');
   }
-  const read = (key: string, min: number, max: number, fallback: number): number => {
-    const text = query[key];
-    if (text === undefined) return fallback;
-    if (!/^\d+$/.test(text)) throw badArgument(key, `${key} must be an integer.`);
-    const value = Number(text);
-    if (value < min) throw badArgument(key, `${key} must be at least ${min}.`);
-    if (value > max) throw badArgument(key, `${key} must be at most ${max}.`);
-    return value;
+  const read = (name: string): Argument<number> | undefined => {
+    const text = query[name];
+    if (text === undefined) return undefined;
+    if (!/^\d+$/.test(text)) throw badArgument(name, `${name} must be a whole number.`);
+    return { name, value: Number(text) };
   };
   const totals = 'page[totals]' in query;
   if (offsetStyle) {
-    const limit = read('page[limit]', 1, maxPageSize, defaultPageSize);
-    return { offset: read('page[offset]', 0, Number.MAX_SAFE_INTEGER, 0), limit, style: 'offset', requested: true, totals };
+    return {
+      page: withDefined({ offset: read('page[offset]'), limit: read('page[limit]'), totals }),
+      pageStyle: { style: 'offset', requested: true },
+    };
   }
-  const limit = read('page[size]', 1, maxPageSize, defaultPageSize);
-  const number = read('page[number]', 1, Math.floor(Number.MAX_SAFE_INTEGER / maxPageSize), 1);
-  return { offset: (number - 1) * limit, limit, style: 'number', requested: numberStyle || totals, totals };
+  const size = read('page[size]');
+  const number = read('page[number]');
+  if (number !== undefined && number.value < 1) throw badArgument(number.name, `${number.name} must be at least 1.`);
+  // Pages are numbered from 1; the engine knows a page by the offset of its first record.
+  const offset = number === undefined ? undefined : { name: number.name, value: (number.value - 1) * (size?.value ?? defaultPageSize) };
+  return { page: withDefined({ offset, limit: size, totals }), pageStyle: { style: 'number', requested: numberStyle || totals } };
 }
 
-function parseSort(text: string | undefined, resource: ResourceDeclaration, registry: Registry): SortKey[] {
-  if (text === undefined) return [];
-  return text.split(',').map((part) => {
-    const descending = part.startsWith('-');
-    const attribute = part.replace(/^[-+]/, '');
-    const declared = registry.attribute(resource, attribute);
-    if (attribute !== 'id' && declared === undefined) {
-      throw badArgument('sort', `${resource.type} has no attribute ${attribute} to sort by.`);
-    }
-    // An order reveals secrets as surely as a filter.
-    if (maySecret(declared)) {
-      throw badArgument('sort', `${resource.type}.${attribute} may hold a secret and cannot be sorted by.`);
-    }
-    return { attribute, descending };
-  });
+/** A page draft without the members that were not given. */
+function withDefined(page: { offset: Argument<number> | undefined; limit: Argument<number> | undefined; totals: boolean }): PageDraft {
+  const draft: PageDraft = { totals: page.totals };
+  if (page.offset !== undefined) draft.offset = page.offset;
+  if (page.limit !== undefined) draft.limit = page.limit;
+  return draft;
 }
 
 function parseInclude(text: string | undefined, resource: ResourceDeclaration, registry: Registry): IncludeTree {
@@ -162,13 +160,13 @@ function parseFields(query: Record<string, string>, registry: Registry): Fieldse
 }
 
 /** `filter[TYPE]`: filters every list of that type in the answer. */
-function parseTypedFilters(query: Record<string, string>, registry: Registry): Map<string, Filter> {
-  const filters = new Map<string, Filter>();
+function parseTypedFilters(query: Record<string, string>, registry: Registry): Map<string, Argument> {
+  const filters = new Map<string, Argument>();
   for (const [key, value] of Object.entries(query)) {
     const match = /^filter\[([^\]]+)\]$/.exec(key);
     if (match?.[1] === undefined) continue;
     if (registry.get(match[1]) === undefined) throw badArgument(key, `Unknown type ${match[1]} in ${key}.`);
-    filters.set(match[1], { expression: parseFilter(key, value), parameter: key });
+    filters.set(match[1], { name: key, value });
   }
   return filters;
 }

@@ -1,46 +1,50 @@
-import { assertKnownAttributes, assertNoProblems, readAttributeValues, type InputMode, type RecordInput } from '../engine/input.js';
-import type { Linkage } from '../engine/relationships.js';
-import { badRequest, conflict, forbidden, type Place, type Problem } from '../errors.js';
-import type { Registry, ResourceDeclaration } from '../model/index.js';
+import type { Linkage, LinkDraft, RecordDraft } from '../engine/index.js';
+import { badRequest, conflict } from '../errors.js';
+import type { ResourceDeclaration } from '../model/index.js';
+
+/** What a document is for: a new record, or a change of the record whose id the path names. */
+export type DocumentUse = { action: 'create' } | { action: 'update'; id: string };
 
 /**
- * Reads a create or update document for one resource. Problems are reported in the order
- * decisions.md sets: a malformed document (400), an unknown attribute (400), then missing, mistyped
- * or invalid values (422, all of them at once). `included`, `meta` and read-only attributes are
- * ignored, since clients send them back as they received them.
+ * Reads the resource object of a create or update document out of its envelope: a malformed
+ * document or member is a 400, another type than the endpoint's a 409, and on update an id other
+ * than the path's a 409. What it sets is checked by the engine against the declaration.
+ * `included` and `meta` are ignored, since clients send them back as they received them.
  */
-export function parseResourceDocument(body: unknown, resource: ResourceDeclaration, registry: Registry, mode: InputMode): RecordInput {
+export function parseResourceDocument(body: unknown, resource: ResourceDeclaration, use: DocumentUse): RecordDraft {
   if (!isObject(body)) throw badRequest('invalid_document', 'The request body must be a JSON:API document object.');
   const data = body.data;
   if (!isObject(data)) {
     throw badRequest('invalid_document', 'The document must have a data member holding one resource object.', { pointer: '/data' });
   }
-  checkTypeAndId(data, resource, mode);
-
+  const id = checkTypeAndId(data, resource, use);
   const attributes = data.attributes ?? {};
   if (!isObject(attributes)) throw badRequest('invalid_document', 'data.attributes must be an object.', { pointer: '/data/attributes' });
   const relationships = data.relationships ?? {};
   if (!isObject(relationships)) {
     throw badRequest('invalid_document', 'data.relationships must be an object.', { pointer: '/data/relationships' });
   }
+  // Built from entries, so that every name stays an own member, `__proto__` too, and is judged as sent.
+  const links = Object.fromEntries(
+    Object.entries(relationships).map(([name, member]): [string, LinkDraft] => {
+      if (!isObject(member) || !Object.hasOwn(member, 'data')) {
+        throw badRequest('invalid_document', `Relationship ${name} must be an object with a data member.`, {
+          pointer: `/data/relationships/${name}`,
+        });
+      }
+      return [name, linkDraft(member.data)];
+    }),
+  );
+  return { ...(id === undefined ? {} : { id }), attributes, relationships: links };
+}
 
-  assertKnownAttributes(registry, resource, attributes);
-  const problems: Problem[] = [];
-  const links = readRelationships(relationships, resource, registry, problems);
-  for (const [name, relationship] of Object.entries(resource.relationships)) {
-    if (relationship.kind !== 'toOne' || !relationship.required) continue;
-    const missing = mode.action === 'create' ? (links[name] ?? null) === null : links[name] === null;
-    if (missing) {
-      problems.push({
-        code: 'required',
-        detail: `Relationship ${name} must link a ${relationship.type}.`,
-        at: { relationship: name },
-      });
-    }
-  }
-  const values = readAttributeValues(resource, attributes, mode, problems);
-  assertNoProblems(problems);
-  return { attributes: values, relationships: links };
+/** A relationship's linkage: null, a resource identifier, or a list of them. */
+function linkDraft(linkage: unknown): LinkDraft {
+  if (linkage === null) return { kind: 'none' };
+  if (Array.isArray(linkage)) return { kind: 'records', count: linkage.length };
+  if (isObject(linkage) && typeof linkage.id === 'string' && linkage.id !== '')
+    return { kind: 'record', id: linkage.id, type: linkage.type };
+  return { kind: 'malformed', code: 'invalid_value', detail: 'A relationship links {type, id} or null.' };
 }
 
 /** A to-one relationship document: `{"data": {"type", "id"}}` or `{"data": null}`. */
@@ -54,74 +58,23 @@ export function parseLinkageDocument(body: unknown): Linkage | null {
   });
 }
 
-function checkTypeAndId(data: Record<string, unknown>, resource: ResourceDeclaration, mode: InputMode): void {
+/** The id a resource object gives, once its type is the endpoint's and the id agrees with the path. */
+function checkTypeAndId(data: Record<string, unknown>, resource: ResourceDeclaration, use: DocumentUse): string | undefined {
   if (data.type === undefined || data.type === null || data.type === '') {
     throw badRequest('invalid_document', 'data.type is required.', { pointer: '/data/type' });
   }
   if (typeof data.type !== 'string') throw badRequest('invalid_document', 'data.type must be a string.', { pointer: '/data/type' });
-  if (data.type !== resource.type)
+  if (data.type !== resource.type) {
     throw conflict(`data.type is ${data.type}, but this endpoint takes ${resource.type}.`, { pointer: '/data/type' });
+  }
   const id = data.id;
   if (id !== undefined && id !== null && typeof id !== 'string') {
     throw badRequest('invalid_document', 'data.id must be a string.', { pointer: '/data/id' });
   }
-  if (mode.action === 'create' && typeof id === 'string' && id !== '') {
-    throw forbidden('Client-generated ids are not supported; leave data.id out and the server assigns one.');
-  }
-  if (mode.action === 'update' && typeof id === 'string' && id !== '' && id !== mode.id) {
-    throw conflict(`data.id ${id} does not match the id ${mode.id} in the path.`, { pointer: '/data/id' });
-  }
-}
-
-/** The to-one links a document sets; relationships not modeled yet are accepted as null only. */
-function readRelationships(
-  relationships: Record<string, unknown>,
-  resource: ResourceDeclaration,
-  registry: Registry,
-  problems: Problem[],
-): Record<string, string | null> {
-  const links: Record<string, string | null> = {};
-  for (const [name, member] of Object.entries(relationships)) {
-    const pointer = `/data/relationships/${name}`;
-    const at: Place = { relationship: name };
-    const declared = registry.relationship(resource, name);
-    if (declared === undefined && registry.unmodeled(name) === undefined) {
-      throw badRequest('unknown_relationship', `Unknown relationship ${name} in ${resource.type}.`, at);
-    }
-    if (!isObject(member) || !Object.hasOwn(member, 'data')) {
-      throw badRequest('invalid_document', `Relationship ${name} must be an object with a data member.`, { pointer });
-    }
-    const linkage = member.data;
-    const empty = linkage === null || (Array.isArray(linkage) && linkage.length === 0);
-    if (declared === undefined) {
-      if (!empty) problems.push({ code: 'not_supported', detail: `Relationship ${name} is not supported yet; send it as null.`, at });
-    } else if (declared.kind === 'toMany') {
-      if (!empty) {
-        problems.push({
-          code: 'not_supported',
-          detail: `Relationship ${name} is changed through the ${declared.type} endpoints, not in this document.`,
-          at,
-        });
-      }
-    } else if (linkage === null) {
-      links[name] = null;
-    } else if (!isObject(linkage) || typeof linkage.id !== 'string' || linkage.id === '') {
-      problems.push({
-        code: 'invalid_value',
-        detail: `Relationship ${name} must link {type, id} or null.`,
-        at: { relationship: name, part: 'linkage' },
-      });
-    } else if (linkage.type !== declared.type) {
-      problems.push({
-        code: 'invalid_value',
-        detail: `Relationship ${name} links ${declared.type} records.`,
-        at: { relationship: name, part: 'type' },
-      });
-    } else {
-      links[name] = linkage.id;
-    }
-  }
-  return links;
+  if (typeof id !== 'string' || id === '') return undefined;
+  if (use.action === 'update' && id !== use.id)
+    throw conflict(`data.id ${id} does not match the id ${use.id} in the path.`, { pointer: '/data/id' });
+  return id;
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

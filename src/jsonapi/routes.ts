@@ -1,4 +1,4 @@
-import type { CollectionAddress, RecordAddress } from '../engine/locate.js';
+import type { CollectionAddress, RecordAddress } from '../engine/index.js';
 import { allOperations, type Operation, type Registry, type ResourceDeclaration, type ToOne } from '../model/index.js';
 
 export const apiPrefix = '/api/v1';

@@ -1,5 +1,5 @@
-import type { IncludeResult } from '../engine/include.js';
-import { recordKey } from '../engine/include.js';
+import type { IncludeResult } from '../engine/index.js';
+import { recordKey } from '../engine/index.js';
 import {
   attributeFields,
   publicValue,

@@ -28,11 +28,17 @@ export async function capabilitiesIn(
   return new Set(records.flatMap((record) => membership.rules.grants(record)));
 }
 
+/** The flag administrators hold beside the capabilities. */
+const administrationFlag = 'managePermission';
+
+/** The names of the permission flags: each capability, and the administrators' one. */
+export const permissionFlagNames = (registry: Registry): string[] => [...capabilityNames(registry), administrationFlag];
+
 /**
  * The permission flags Terrakube clients read to enable their buttons: each capability, and
  * `managePermission` for administrators.
  */
 export function permissionFlags(registry: Registry, caller: Caller, held: ReadonlySet<string>): Record<string, boolean> {
   const flags = Object.fromEntries(capabilityNames(registry).map((capability) => [capability, held.has(capability)]));
-  return { ...flags, managePermission: caller.isAdministrator };
+  return { ...flags, [administrationFlag]: caller.isAdministrator };
 }

@@ -1,0 +1,111 @@
+import { badRequest, type Problem } from '../errors.js';
+import {
+  isRequired,
+  type Attribute,
+  type AttributeValue,
+  type AttributeValues,
+  type Registry,
+  type ResourceDeclaration,
+} from '../model/index.js';
+
+/**
+ * Refuses (400) an attribute the resource does not declare, or one it maintains itself. Read-only
+ * names that clients echo back are let through, to be ignored.
+ */
+export function assertKnownAttributes(
+  registry: Registry,
+  resource: ResourceDeclaration,
+  attributes: Readonly<Record<string, unknown>>,
+): void {
+  for (const name of Object.keys(attributes)) {
+    const declared = registry.attribute(resource, name);
+    if (registry.isEchoedReadOnly(name) || (declared !== undefined && !declared.readOnly)) continue;
+    throw badRequest('unknown_attribute', `Unknown attribute ${name} in ${resource.type}.`, { attribute: name });
+  }
+}
+
+/**
+ * The writable attribute values of an input, each checked against its declaration; on create,
+ * what is left out takes its default. Problems are collected, so one answer lists them all.
+ */
+export function readAttributeValues(
+  resource: ResourceDeclaration,
+  attributes: Readonly<Record<string, unknown>>,
+  action: 'create' | 'update',
+  problems: Problem[],
+): AttributeValues {
+  const values: AttributeValues = {};
+  for (const [name, attribute] of Object.entries(resource.attributes)) {
+    if (attribute.readOnly) continue;
+    if (Object.hasOwn(attributes, name)) {
+      const value = readValue(attribute, attributes[name], name, problems);
+      if (value !== invalid) values[name] = value;
+    } else if (action === 'create') {
+      if (isRequired(attribute)) problems.push({ code: 'required', detail: `${name} is required.`, at: { attribute: name } });
+      else values[name] = defaultOf(attribute);
+    }
+  }
+  return values;
+}
+
+/** The value an attribute takes when a create leaves it out. */
+export function defaultOf(attribute: Attribute): AttributeValue {
+  return attribute.kind === 'timestamp' ? null : attribute.default;
+}
+
+/** Marks a value that failed its checks; the problem is already reported. */
+const invalid = Symbol('invalid');
+
+/** Checks one attribute value against its declaration. */
+function readValue(attribute: Attribute, value: unknown, name: string, problems: Problem[]): AttributeValue | typeof invalid {
+  const report = (code: string, detail: string): typeof invalid => {
+    problems.push({ code, detail, at: { attribute: name } });
+    return invalid;
+  };
+  switch (attribute.kind) {
+    case 'text': {
+      if (value === null) return attribute.nullable ? null : report('required', `${name} must not be null.`);
+      if (typeof value !== 'string') return report('invalid_type', `${name} must be a string.`);
+      if (value.includes('\u0000')) return report('invalid_value', `${name} must not contain the NUL character.`);
+      if (attribute.required && value.trim() === '') return report('required', `${name} must not be empty.`);
+      if (codePoints(value) > attribute.maxLength) {
+        return report('too_long', `${name} is longer than ${attribute.maxLength} characters.`);
+      }
+      if (attribute.maxBytes !== undefined && Buffer.byteLength(value) > attribute.maxBytes) {
+        return report('too_long', `${name} is longer than ${attribute.maxBytes} bytes.`);
+      }
+      return value;
+    }
+    case 'enum': {
+      if (value === null) return attribute.required ? report('required', `${name} must not be null.`) : attribute.default;
+      if (typeof value !== 'string') return report('invalid_type', `${name} must be a string.`);
+      if (!attribute.values.includes(value)) {
+        return report('invalid_value', `${name} must be one of ${attribute.values.join(', ')}.`);
+      }
+      return value;
+    }
+    case 'boolean': {
+      if (value === null) return attribute.default;
+      // The Terrakube UI sends booleans as strings ("true") when it soft-deletes.
+      if (value === 'true' || value === 'false') return value === 'true';
+      if (typeof value !== 'boolean') return report('invalid_type', `${name} must be a boolean.`);
+      return value;
+    }
+    case 'integer': {
+      if (value === null) return attribute.default;
+      if (typeof value !== 'number' || !Number.isInteger(value)) return report('invalid_type', `${name} must be an integer.`);
+      if (value < attribute.min || value > attribute.max) {
+        return report('invalid_value', `${name} must be from ${attribute.min} to ${attribute.max}.`);
+      }
+      return value;
+    }
+    case 'timestamp':
+      return invalid;
+  }
+}
+
+function codePoints(value: string): number {
+  let count = 0;
+  for (const _ of value) count++;
+  return count;
+}

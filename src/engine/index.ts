@@ -1,0 +1,26 @@
+/**
+ * The engine's front door: the only module of the engine that transports (jsonapi/, graphql/) and
+ * http/ import. A transport holds an Engine, opens a Session per request, and speaks to nothing else.
+ */
+export { Engine, explainFailure, isContention, type EngineDependencies } from './engine.js';
+export { Session, type CreatedRecord, type RecordRead } from './session.js';
+export { recordKey, type IncludedRecord, type IncludeResult } from './include.js';
+export type { InputReader, LinkDraft, RecordDraft } from './input.js';
+export { maxIds, maxSortKeys, type Argument, type ListDraft, type PageDraft } from './list-input.js';
+export type { CollectionAddress, PathStep, RecordAddress } from './locate.js';
+export {
+  defaultPageSize,
+  maxPageSize,
+  noIncludes,
+  type Filter,
+  type IncludeTree,
+  type ListOptions,
+  type Page,
+  type ReadOptions,
+  type SortKey,
+} from './options.js';
+export type { PermissionPlace } from './permissions.js';
+export type { ListResult } from './queries.js';
+export type { RecordPage, RecordResult } from './read.js';
+export type { Linkage, NamedRelationship, RelationshipContent } from './relationships.js';
+export type { Precondition } from './versions.js';

@@ -1,0 +1,64 @@
+import type { Kysely } from 'kysely';
+import type { Caller } from '../auth/caller.js';
+import type { Registry, ResourceDeclaration } from '../model/index.js';
+import type { PolicyTable } from '../policy/rules.js';
+import type { SecretCipher } from '../secrets/cipher.js';
+import type { Database, Store } from '../store/database.js';
+import { databaseApiError, retryOnContention } from '../store/failures.js';
+import type { QueryShapes } from '../store/query-shapes.js';
+import type { ResponseBudget, ResponseMemory } from './response-memory.js';
+
+/** What the operations on records need: the declarations, who may write them, the store and the secrets' key. */
+export interface EngineParts {
+  registry: Registry;
+  policies: PolicyTable;
+  store: Store;
+  cipher: SecretCipher;
+  /** The memory answers may hold, each and together. */
+  memory: ResponseMemory;
+  /** The hottest queries, compiled once per shape for this store. */
+  shapes: QueryShapes;
+}
+
+/**
+ * One caller's view of the store, what the operations behind a Session share: every query made
+ * through it is confined to what the caller may see.
+ */
+export interface Scope {
+  engine: EngineParts;
+  caller: Caller;
+  /** The database, or the transaction the operation runs in. */
+  db: Kysely<Database>;
+  /** The memory the rows of this caller's answer hold; the transport releases it once the answer is built. */
+  budget: ResponseBudget;
+}
+
+/**
+ * Runs work as one transaction, committed (and on both stores flushed to disk) before it returns;
+ * inside an open transaction (a batch of operations), as part of it. Database failures leave as API
+ * errors, a unique violation naming the attribute of `resource`.
+ */
+export async function inTransaction<T>(scope: Scope, resource: ResourceDeclaration, work: (scope: Scope) => Promise<T>): Promise<T> {
+  return inWrite(scope, resource, true, work);
+}
+
+/**
+ * Runs a write: as one transaction when `atomic`, else statement by statement (each committed and
+ * flushed as it runs), for a write that is one statement after its reads. Inside an open transaction
+ * it is part of that one either way; a transaction of its own runs again when it loses to a
+ * concurrent one. Database failures leave as API errors.
+ */
+export async function inWrite<T>(
+  scope: Scope,
+  resource: ResourceDeclaration,
+  atomic: boolean,
+  work: (scope: Scope) => Promise<T>,
+): Promise<T> {
+  try {
+    if (scope.db.isTransaction) return await work(scope);
+    if (!atomic) return await retryOnContention(() => work(scope));
+    return await retryOnContention(() => scope.db.transaction().execute((trx) => work({ ...scope, db: trx })));
+  } catch (error) {
+    throw databaseApiError(error, resource) ?? error;
+  }
+}

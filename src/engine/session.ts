@@ -1,0 +1,139 @@
+import type { ResourceDeclaration, Row, ToMany, ToOne } from '../model/index.js';
+import { databaseApiError, retryOnContention } from '../store/failures.js';
+import { loadIncluded, type IncludeResult } from './include.js';
+import type { InputReader } from './input.js';
+import { locateRecord, type CollectionAddress, type RecordAddress } from './locate.js';
+import { listOptions, pageOf, sortKeys, type ListDraft } from './list-input.js';
+import type { IncludeTree, ReadOptions } from './options.js';
+import { permissionsIn, type PermissionPlace } from './permissions.js';
+import type { ListResult } from './queries.js';
+import { listRecords, readRelated, withIncluded, type RecordPage, type RecordResult } from './read.js';
+import { listRelatedPages } from './related.js';
+import {
+  readRelationship,
+  relationshipNamed,
+  updateRelationship,
+  type Linkage,
+  type NamedRelationship,
+  type RelationshipContent,
+} from './relationships.js';
+import type { Scope } from './scope.js';
+import { entityTag, tagMatches, type Precondition } from './versions.js';
+import { createRecord, deleteRecord, updateRecord } from './write.js';
+
+/** A record as a read finds it: its entity tag, and the record unless the client's copy (If-None-Match) is current. */
+export interface RecordRead {
+  etag: string;
+  result: RecordResult | undefined;
+}
+
+/** A new record as stored, and its entity tag. */
+export interface CreatedRecord extends RecordResult {
+  etag: string;
+}
+
+/**
+ * One caller's requests to the engine: every operation a transport can ask for, each confined to
+ * what the caller may see and may change. A transport opens one per request, runs its operations on
+ * it (a batch of them as one transaction), and closes it once the answer has left, which gives
+ * back the memory its records held.
+ */
+export class Session {
+  constructor(private readonly scope: Scope) {}
+
+  /** One page of a collection's records, filtered and sorted, with what it includes. */
+  list(collection: CollectionAddress, draft: ListDraft): Promise<RecordPage> {
+    return listRecords(this.scope, collection, listOptions(this.scope.engine.registry, collection.resource, draft));
+  }
+
+  /** One record, with what it includes; without it when `ifNoneMatch` names its current tag. */
+  async read(address: RecordAddress, options: ReadOptions, ifNoneMatch?: string): Promise<RecordRead> {
+    const row = await locateRecord(this.scope, address);
+    const etag = entityTag(address.resource, row);
+    if (ifNoneMatch !== undefined && tagMatches(ifNoneMatch, etag)) return { etag, result: undefined };
+    return { etag, result: await withIncluded(this.scope, address.resource, row, options) };
+  }
+
+  /** The stored row of one record the caller may see (404 otherwise). */
+  find(address: RecordAddress): Promise<Row> {
+    return locateRecord(this.scope, address);
+  }
+
+  /** The record a to-one relationship of a record links, or null. */
+  readRelated(address: RecordAddress, relationship: ToOne, options: ReadOptions): Promise<RecordResult | null> {
+    return readRelated(this.scope, address, relationship, options);
+  }
+
+  /** The related records `include` names, of records already read, in one query per relationship and level. */
+  include(resource: ResourceDeclaration, rows: readonly Row[], include: IncludeTree): Promise<IncludeResult> {
+    return loadIncluded(this.scope, resource, rows, include, new Map());
+  }
+
+  /** A page of a to-many relationship for each of many records at once, in one query. */
+  relatedPages(relationship: ToMany, ownerIds: readonly string[], draft: ListDraft): Promise<Map<string, ListResult>> {
+    const { registry } = this.scope.engine;
+    return listRelatedPages(this.scope, relationship, ownerIds, listOptions(registry, registry.target(relationship), draft));
+  }
+
+  /** The relationship `name` of a resource, declared or only known to clients (404 otherwise). */
+  relationship(resource: ResourceDeclaration, name: string): NamedRelationship {
+    return relationshipNamed(this.scope, resource, name);
+  }
+
+  /** The linkage of a relationship of a record: a to-many one as a page (`draft`: its sort and page) of the records it lists. */
+  readRelationship(address: RecordAddress, relationship: NamedRelationship, draft: ListDraft = {}): Promise<RelationshipContent> {
+    const { registry } = this.scope.engine;
+    const target = relationship.kind === 'toMany' ? registry.target(relationship) : address.resource;
+    return readRelationship(this.scope, address, relationship, {
+      sort: sortKeys(registry, target, draft.sort),
+      page: pageOf(draft.page),
+    });
+  }
+
+  async create(collection: CollectionAddress, readInput: InputReader, options: ReadOptions): Promise<CreatedRecord> {
+    const result = await createRecord(this.scope, collection, readInput, options);
+    return { ...result, etag: entityTag(result.resource, result.row) };
+  }
+
+  update(address: RecordAddress, readInput: InputReader, precondition?: Precondition): Promise<void> {
+    return updateRecord(this.scope, address, readInput, precondition);
+  }
+
+  delete(address: RecordAddress, precondition?: Precondition): Promise<void> {
+    return deleteRecord(this.scope, address, precondition);
+  }
+
+  /** Links a to-one relationship of a record to another record, or unlinks it (null). */
+  link(
+    address: RecordAddress,
+    name: string,
+    relationship: NamedRelationship,
+    readLinkage: () => Linkage | null,
+    precondition?: Precondition,
+  ): Promise<void> {
+    return updateRelationship(this.scope, address, name, relationship, readLinkage, precondition);
+  }
+
+  /** The caller's permission flags in a tenant, or in a record directly inside it (404 when it cannot see it). */
+  permissions(place: PermissionPlace): Promise<Record<string, boolean>> {
+    return permissionsIn(this.scope, place);
+  }
+
+  /**
+   * Runs `work` as one transaction: every operation it asks of the session it is given commits
+   * together or not at all. A transaction that loses to a concurrent one runs again, whole.
+   */
+  async batch<T>(work: (session: Session) => Promise<T>): Promise<T> {
+    if (this.scope.db.isTransaction) return work(this);
+    try {
+      return await retryOnContention(() => this.scope.db.transaction().execute((db) => work(new Session({ ...this.scope, db }))));
+    } catch (error) {
+      throw databaseApiError(error) ?? error;
+    }
+  }
+
+  /** Gives back the memory the answer's records held: the answer has left, or never will. */
+  close(): void {
+    this.scope.budget.close();
+  }
+}

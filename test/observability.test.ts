@@ -3,10 +3,10 @@ import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
 import pino from 'pino';
-import { errorRendering } from '../src/http/error-rendering.ts';
-import { arrival } from '../src/http/arrival.ts';
-import { requestIdOf, stampRequestId } from '../src/http/request-id.ts';
-import { requestLog } from '../src/http/request-log.ts';
+import { errorRendering } from '../src/http/plugins/error-rendering.ts';
+import { arrival } from '../src/http/plugins/arrival.ts';
+import { requestIdOf, stampRequestId } from '../src/http/plugins/request-id.ts';
+import { requestLog } from '../src/http/plugins/request-log.ts';
 import { createOrganization, describeEachStore, eventually, type TestServer } from './harness.ts';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

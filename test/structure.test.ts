@@ -38,7 +38,64 @@ function stringLiterals(file: string): { text: string; line: number }[] {
   return found;
 }
 
+/** The project files a file imports, type-only imports and re-exports included (the lint rule skips type-only ones). */
+function importsOf(file: string): string[] {
+  const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
+  const found: string[] = [];
+  for (const statement of source.statements) {
+    const specifier =
+      (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && statement.moduleSpecifier !== undefined
+        ? statement.moduleSpecifier
+        : undefined;
+    if (specifier === undefined || !ts.isStringLiteral(specifier) || !specifier.text.startsWith('.')) continue;
+    found.push(path.resolve(path.dirname(file), specifier.text.replace(/\.js$/, '.ts')));
+  }
+  return found;
+}
+
+/** Every loop of imports among the files, each as the files it passes through (Tarjan's strongly connected components). */
+function importCycles(files: readonly string[]): string[][] {
+  const graph = new Map(files.map((file) => [file, importsOf(file).filter((target) => files.includes(target))]));
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  const visit = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file) ?? 0);
+    stack.push(file);
+    for (const target of graph.get(file) ?? []) {
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file) ?? 0, low.get(target) ?? 0));
+      } else if (stack.includes(target)) {
+        low.set(file, Math.min(low.get(file) ?? 0, index.get(target) ?? 0));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    for (let member = stack.pop(); member !== undefined; member = member === file ? undefined : stack.pop()) component.push(member);
+    if (component.length > 1 || (graph.get(file) ?? []).includes(file)) cycles.push(component.map((f) => path.relative(src, f)).sort());
+  };
+  for (const file of files) if (!index.has(file)) visit(file);
+  return cycles;
+}
+
 describe('structure', () => {
+  it('has no import cycle in src/, type-only imports counted', () => {
+    assert.deepEqual(importCycles(sourceFiles(src)), []);
+  });
+
+  it('finds an import cycle through a type-only import, so the check above can fail', () => {
+    const folder = fs.mkdtempSync(path.join(fs.realpathSync(process.env.TMPDIR ?? '/tmp'), 'structure-'));
+    fs.writeFileSync(path.join(folder, 'a.ts'), "import type { B } from './b.js';\nexport type A = B[];\n");
+    fs.writeFileSync(path.join(folder, 'b.ts'), "import { c } from './c.js';\nexport type B = typeof c;\n");
+    fs.writeFileSync(path.join(folder, 'c.ts'), "export type { A } from './a.js';\nexport const c = 1;\n");
+    const files = ['a.ts', 'b.ts', 'c.ts'].map((name) => path.join(folder, name));
+    assert.equal(importCycles(files).length, 1);
+    fs.rmSync(folder, { recursive: true });
+  });
+
   it('names resources only in src/resources: generic code reads them from the registry', () => {
     const names = new Set([...registry.all()].flatMap((resource) => [resource.type, resource.table]));
     const offences: string[] = [];

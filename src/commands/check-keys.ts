@@ -5,7 +5,7 @@ import type { Config } from '../config.js';
 import { SecretCipher } from '../secrets/cipher.js';
 import { findCheck, findEncryptionKey, nextKeyFile, opens, sealedKeyId } from '../secrets/encryption-key.js';
 import type { Store } from '../store/database.js';
-import type { Finding } from './check.js';
+import type { Finding } from './findings.js';
 
 /** A key's fingerprint: the same on every replica that uses the same key, and useless to an attacker. */
 export const fingerprint = (key: string) => createHash('sha256').update(key).digest('hex').slice(0, 12);

@@ -7,16 +7,9 @@ import { connectStore, type Store } from '../store/database.js';
 import { migrationStatus } from '../store/migrate.js';
 import { packageVersion } from '../version.js';
 import { encryptionKeyFindings, signingKeyFindings } from './check-keys.js';
+import { renderFindings, type Finding } from './findings.js';
 import { storeLocation } from './console-store.js';
 import { CommandFailure } from './exit-codes.js';
-
-/** One thing `stratum check` looked at: what it found, and what to do when that is a problem. */
-export interface Finding {
-  status: 'ok' | 'warn' | 'fail';
-  subject: string;
-  found: string;
-  fix?: string;
-}
 
 /**
  * `stratum check`: the configuration, the database, and the keys against what the store holds,
@@ -36,7 +29,7 @@ export async function check(): Promise<void> {
   } finally {
     await store?.close();
   }
-  process.stdout.write(render(findings));
+  process.stdout.write(renderFindings(findings));
   const failed = findings.filter((f) => f.status === 'fail').length;
   if (failed > 0) throw new CommandFailure(`check found ${failed} problem(s) to fix (listed above)`);
 }
@@ -145,23 +138,4 @@ function runningServer(dataDir: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function render(findings: readonly Finding[]): string {
-  const width = Math.max(...findings.map((f) => f.subject.length));
-  const label = { ok: 'ok  ', warn: 'WARN', fail: 'FAIL' } as const;
-  const lines = [`stratum check (Stratum ${packageVersion()}), with the configuration in this environment:`];
-  for (const finding of findings) {
-    lines.push(`  ${label[finding.status]}  ${finding.subject.padEnd(width)}  ${finding.found}`);
-    if (finding.fix !== undefined) lines.push(`  ${' '.repeat(4)}  ${' '.repeat(width)}  fix: ${finding.fix}`);
-  }
-  const failed = findings.filter((f) => f.status === 'fail').length;
-  const warned = findings.filter((f) => f.status === 'warn').length;
-  lines.push(
-    '',
-    failed === 0
-      ? `No problem found${warned === 0 ? '.' : `; ${warned} warning(s) above.`}`
-      : `${failed} problem(s) to fix, ${warned} warning(s).`,
-  );
-  return `${lines.join('\n')}\n`;
 }

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../app.js';
 import { loadConfig, type Config } from '../config.js';
-import { describeError } from '../http/error-rendering.js';
+import { describeError } from '../http/plugins/error-rendering.js';
 import { signingKeyFor } from '../keys.js';
 import { createLogger } from '../log.js';
 import type { SecretCipher } from '../secrets/cipher.js';

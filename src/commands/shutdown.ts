@@ -1,5 +1,10 @@
-import type { FastifyInstance } from 'fastify';
 import type { Logger } from '../log.js';
+
+/** The HTTP service a stop closes first: no new connections, then the requests in flight finish. */
+export interface HttpService {
+  close(): Promise<unknown>;
+  server: { closeAllConnections(): void };
+}
 
 /** What a stop closes after the HTTP server, in order. */
 export interface Closable {
@@ -14,7 +19,7 @@ export interface Closable {
  * exits: 0 when every request finished, 1 when the deadline cut some short. A second signal exits
  * at once, for an operator who cannot wait.
  */
-export function stopOnSignals(app: FastifyInstance, rest: readonly Closable[], log: Logger, deadlineMs: number): void {
+export function stopOnSignals(app: HttpService, rest: readonly Closable[], log: Logger, deadlineMs: number): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {

@@ -1,7 +1,6 @@
-import { ApiError, badRequest, forbidden, type Problem } from '../errors.js';
+import { ApiError, badRequest, forbidden, invalidValue, type Problem } from '../errors.js';
 import type { AttributeValues, Registry, ResourceDeclaration, ToOne } from '../model/index.js';
 import { assertKnownAttributes, readAttributeValues } from './attribute-values.js';
-import { linkAttributesAsLinks } from './link-attributes.js';
 
 /**
  * A record as a transport read it out of its envelope (a JSON:API resource object, a GraphQL
@@ -114,4 +113,25 @@ function readLink(
       }
       return draft.id;
   }
+}
+
+/**
+ * Reads an attribute that holds a link's id (a to-one relationship's `attribute`) as a write of
+ * that link, so it is checked like any link: a visible record of the same tenant. Sent beside the
+ * relationship, the two must agree.
+ */
+function linkAttributesAsLinks(resource: ResourceDeclaration, input: RecordInput): RecordInput {
+  let attributes = input.attributes;
+  let relationships = input.relationships;
+  for (const [name, link] of Object.entries(resource.relationships)) {
+    if (link.kind !== 'toOne' || link.attribute === undefined || !Object.hasOwn(attributes, link.attribute)) continue;
+    const { [link.attribute]: id, ...rest } = attributes;
+    const linked = typeof id === 'string' ? id : null;
+    if (Object.hasOwn(relationships, name) && relationships[name] !== linked) {
+      throw invalidValue(`${link.attribute} and relationship ${name} name different records.`, { attribute: link.attribute });
+    }
+    attributes = rest;
+    relationships = { ...relationships, [name]: linked };
+  }
+  return attributes === input.attributes ? input : { attributes, relationships };
 }

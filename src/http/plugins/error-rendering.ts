@@ -1,9 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiError, badRequest, internalError, type Place } from '../errors.js';
-import { errorDocument } from '../jsonapi/errors.js';
-import type { Logger } from '../log.js';
-import { explainFailure } from '../engine/index.js';
+import { ApiError, badRequest, internalError, type Place } from '../../errors.js';
+import { errorDocument } from '../../jsonapi/errors.js';
+import type { Logger } from '../../log.js';
+import { explainFailure } from '../../engine/index.js';
 import { noteFailure } from './request-log.js';
 import { sendDocument } from './send-document.js';
 

@@ -1,6 +1,6 @@
-import type { ApiTokens } from '../auth/api-tokens.js';
-import { trackedKinds } from '../auth/tokens.js';
-import { requireCaller } from './authentication.js';
+import type { ApiTokens } from '../../auth/api-tokens.js';
+import { trackedKinds } from '../../auth/tokens.js';
+import { requireCaller } from '../plugins/authentication.js';
 import type { DescribedRoute, JsonSchema } from './described-route.js';
 
 const base = '/admin/v1/tokens';

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Engine } from '../engine/index.js';
-import { handle, type JsonApiRequest, type JsonApiResponse } from '../jsonapi/handlers.js';
-import type { Route } from '../jsonapi/routes.js';
+import type { Engine } from '../../engine/index.js';
+import { handle, type JsonApiRequest, type JsonApiResponse } from '../../jsonapi/handlers.js';
+import type { Route } from '../../jsonapi/routes.js';
 import { sessionOf } from './request-session.js';
-import { sendDocument } from './send-document.js';
+import { sendDocument } from '../plugins/send-document.js';
 
 /** The JSON:API routes derived from the declarations, each served by the engine. */
 export function resourceRoutes(api: FastifyInstance, { engine, routes }: { engine: Engine; routes: readonly Route[] }): Promise<void> {

@@ -1,8 +1,8 @@
-import { tokenRequestOf, type ApiTokens, type TokenRequestBody } from '../auth/api-tokens.js';
-import { trackedKinds, type TrackedKind } from '../auth/tokens.js';
-import type { Engine } from '../engine/index.js';
-import { idParameter } from '../jsonapi/routes.js';
-import { requireCaller } from './authentication.js';
+import { tokenRequestOf, type ApiTokens, type TokenRequestBody } from '../../auth/api-tokens.js';
+import { trackedKinds, type TrackedKind } from '../../auth/tokens.js';
+import type { Engine } from '../../engine/index.js';
+import { idParameter } from '../../jsonapi/routes.js';
+import { requireCaller } from '../plugins/authentication.js';
 import { sessionOf } from './request-session.js';
 import type { DescribedRoute, JsonSchema } from './described-route.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Metrics } from './metrics.js';
+import type { Metrics } from '../metrics.js';
 
 /** Counts every answered request into the metrics, and the requests not answered yet. */
 export const requestMetrics = fp(

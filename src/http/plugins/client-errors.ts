@@ -1,11 +1,11 @@
 import { maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError } from 'fastify';
-import type { ConnectionLimits } from '../config.js';
-import { ApiError } from '../errors.js';
-import { mediaType } from '../jsonapi/document.js';
-import { errorDocument } from '../jsonapi/errors.js';
-import type { Logger } from '../log.js';
+import type { ConnectionLimits } from '../../config.js';
+import { ApiError } from '../../errors.js';
+import { mediaType } from '../../jsonapi/document.js';
+import { errorDocument } from '../../jsonapi/errors.js';
+import type { Logger } from '../../log.js';
 
 /**
  * Answers the errors Node's HTTP server meets on a connection before any request reaches Fastify

@@ -1,5 +1,5 @@
-import type { Route } from '../jsonapi/routes.js';
-import type { Attribute, AttributeValue, AttributeValues, Registry, ResourceDeclaration } from '../model/index.js';
+import type { Route } from '../../jsonapi/routes.js';
+import type { Attribute, AttributeValue, AttributeValues, Registry, ResourceDeclaration } from '../../model/index.js';
 
 type Operation = Record<string, unknown> & { tags?: string[]; requestBody?: Content; responses?: Record<string, Content> };
 type Content = { content?: Record<string, { example?: unknown }> };

@@ -1,7 +1,7 @@
-import { maxAtomicOperations } from '../jsonapi/atomic.js';
-import { atomicMediaType } from '../jsonapi/media-type.js';
-import type { Registry } from '../model/index.js';
-import { atomicOperationsPath } from './atomic-route.js';
+import { maxAtomicOperations } from '../../jsonapi/atomic.js';
+import { atomicMediaType } from '../../jsonapi/media-type.js';
+import type { Registry } from '../../model/index.js';
+import { atomicOperationsPath } from '../routes/atomic-route.js';
 
 type Schema = Record<string, unknown>;
 

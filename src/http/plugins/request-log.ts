@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { ApiError } from '../errors.js';
-import type { Logger } from '../log.js';
+import type { ApiError } from '../../errors.js';
+import type { Logger } from '../../log.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

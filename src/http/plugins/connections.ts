@@ -1,8 +1,8 @@
 import type { IncomingMessage, Server, ServerOptions } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import type { ConnectionLimits } from '../config.js';
-import { ApiError } from '../errors.js';
-import type { Logger } from '../log.js';
+import type { ConnectionLimits } from '../../config.js';
+import { ApiError } from '../../errors.js';
+import type { Logger } from '../../log.js';
 import type { ArrivalStep } from './arrival.js';
 
 /** How often a warning about refused connections may be logged, so an attack does not flood the log. */

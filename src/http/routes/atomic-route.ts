@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { AtomicOperations } from '../jsonapi/atomic.js';
-import { apiPrefix } from '../jsonapi/routes.js';
-import type { Engine } from '../engine/index.js';
+import type { AtomicOperations } from '../../jsonapi/atomic.js';
+import { apiPrefix } from '../../jsonapi/routes.js';
+import type { Engine } from '../../engine/index.js';
 import { sessionOf } from './request-session.js';
 
 /** Where JSON:API atomic operations are posted, as Terrakube's web UI posts them. */

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Authenticator } from '../auth/authenticator.js';
-import type { Caller } from '../auth/caller.js';
-import { IdentityProviderUnavailableError } from '../auth/oidc.js';
-import { InvalidTokenError } from '../auth/tokens.js';
-import { ApiError, unauthorized } from '../errors.js';
-import type { Logger } from '../log.js';
+import type { Authenticator } from '../../auth/authenticator.js';
+import type { Caller } from '../../auth/caller.js';
+import { IdentityProviderUnavailableError } from '../../auth/oidc.js';
+import { InvalidTokenError } from '../../auth/tokens.js';
+import { ApiError, unauthorized } from '../../errors.js';
+import type { Logger } from '../../log.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

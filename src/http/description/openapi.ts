@@ -1,7 +1,7 @@
-import { defaultPageSize, maxPageSize } from '../engine/index.js';
-import type { Route } from '../jsonapi/routes.js';
-import { isRequired, type Attribute, type Registry, type ResourceDeclaration } from '../model/index.js';
-import type { DescribedRoute } from './described-route.js';
+import { defaultPageSize, maxPageSize } from '../../engine/index.js';
+import type { Route } from '../../jsonapi/routes.js';
+import { isRequired, type Attribute, type Registry, type ResourceDeclaration } from '../../model/index.js';
+import type { DescribedRoute } from '../routes/described-route.js';
 
 type Schema = Record<string, unknown>;
 

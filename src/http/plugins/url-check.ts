@@ -1,4 +1,4 @@
-import { badRequest } from '../errors.js';
+import { badRequest } from '../../errors.js';
 import type { ArrivalStep } from './arrival.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { ApiError } from '../errors.js';
+import type { ApiError } from '../../errors.js';
 
 /**
  * One step every request passes on arrival, before routing's hooks and authentication: it may set

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { badRequest } from '../errors.js';
+import { badRequest } from '../../errors.js';
 
 /**
  * Request bodies are JSON, sent as `application/vnd.api+json` or `application/json`; anything else

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { mediaType } from '../jsonapi/document.js';
+import { mediaType } from '../../jsonapi/document.js';
 
 /** Text already serialized, passed through as it is. */
 const asIs = (text: string): string => text;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { sendDocument } from './send-document.js';
+import { sendDocument } from '../plugins/send-document.js';
 
 /**
  * `GET /` and `GET /api/v1`, without a token: where a newcomer (or a client probing the address)

@@ -1,9 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Engine } from '../engine/index.js';
-import type { GraphQLService } from '../graphql/run.js';
-import type { Logger } from '../log.js';
-import type { UnmodeledRecord } from '../model/index.js';
-import { adviceHeaders, describeError, toApiError } from './error-rendering.js';
+import type { Engine } from '../../engine/index.js';
+import type { GraphQLService } from '../../graphql/run.js';
+import type { Logger } from '../../log.js';
+import type { UnmodeledRecord } from '../../model/index.js';
+import { adviceHeaders, describeError, toApiError } from '../plugins/error-rendering.js';
 import { sessionOf } from './request-session.js';
 
 /** Where Terrakube's clients find Elide's GraphQL endpoint. */
@@ -29,11 +29,11 @@ export function graphqlRoute(
     | undefined
     | Promise<{
         service: GraphQLService;
-        graphql: typeof import('../graphql/run.js');
-        errors: typeof import('../graphql/errors.js');
+        graphql: typeof import('../../graphql/run.js');
+        errors: typeof import('../../graphql/errors.js');
       }>;
   const load = () =>
-    (loading ??= Promise.all([import('../graphql/run.js'), import('../graphql/errors.js')]).then(([graphql, errors]) => ({
+    (loading ??= Promise.all([import('../../graphql/run.js'), import('../../graphql/errors.js')]).then(([graphql, errors]) => ({
       service: graphql.graphqlService(engine.registry, unmodeled),
       graphql,
       errors,

@@ -1,6 +1,6 @@
-import type { ReleaseSettings } from '../config.js';
-import type { Logger } from '../log.js';
-import { ReleaseIndex, releaseKinds, shippedIndex, type ReleaseKind } from '../releases/release-index.js';
+import type { ReleaseSettings } from '../../config.js';
+import type { Logger } from '../../log.js';
+import { ReleaseIndex, releaseKinds, shippedIndex, type ReleaseKind } from '../../releases/release-index.js';
 import type { DescribedRoute, JsonSchema } from './described-route.js';
 
 /** What Terrakube's web UI reads of each index: the version keys of HashiCorp's, the tag names of GitHub's releases. */

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Engine, Session } from '../engine/index.js';
-import { requireCaller } from './authentication.js';
+import type { Engine, Session } from '../../engine/index.js';
+import { requireCaller } from '../plugins/authentication.js';
 
 /**
  * The authenticated caller's session for one request, closed when the response closes: sent, or

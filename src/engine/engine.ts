@@ -7,7 +7,9 @@ import type { SecretCipher } from '../secrets/cipher.js';
 import type { Store } from '../store/database.js';
 import { databaseApiError, isContention as lostToConcurrentWrite } from '../store/failures.js';
 import { QueryShapes } from '../store/query-shapes.js';
+import type { QueryShape } from './query-shapes.js';
 import { ResponseMemory } from './response-memory.js';
+import { buildShape } from './shaped-queries.js';
 import type { EngineParts } from './scope.js';
 import { Session } from './session.js';
 
@@ -31,14 +33,15 @@ export class Engine {
 
   constructor({ registry, writePolicies, store, cipher, responseMemory }: EngineDependencies) {
     this.registry = registry;
-    this.parts = {
+    const parts: EngineParts = {
       registry,
       policies: new PolicyTable(registry, writePolicies),
       store,
       cipher,
       memory: new ResponseMemory(responseMemory.perAnswer, responseMemory.total),
-      shapes: new QueryShapes(store),
+      shapes: new QueryShapes(store, (shape: QueryShape, values) => buildShape(parts, shape, values)),
     };
+    this.parts = parts;
   }
 
   open(caller: Caller): Session {

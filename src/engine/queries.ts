@@ -1,12 +1,12 @@
-import { sql, type CompiledQuery, type SqlBool } from 'kysely';
+import { sql, type SqlBool } from 'kysely';
 import type { ResourceDeclaration, Row } from '../model/index.js';
-import { columnOf, isNeverNull } from '../model/index.js';
 import { ApiError } from '../errors.js';
 import { allOf, type Condition } from '../store/conditions.js';
 import { isUuid } from '../store/record-id.js';
 import type { Scope } from './scope.js';
 import { visibilityCondition, type KnownParents } from './visibility.js';
-import { tenancyShape } from '../policy/tenancy.js';
+import { listOrder } from './order.js';
+import { visibilityOf, type QueryShape } from './query-shapes.js';
 import type { FilterContext } from '../rsql/compile.js';
 import type { Filter, Page, SortKey } from './options.js';
 import { rowBytesSql, rowsBytes, worstRowBytes } from './response-memory.js';
@@ -26,17 +26,9 @@ export async function findVisible(
   const pathIds = options.pathIds ?? [];
   if (!isUuid(id) || !pathIds.every(isUuid)) return undefined;
   const lock = options.lock === true && scope.engine.store.dialect === 'postgres';
-  const visible = visibilitySlots(scope, pathIds);
-  const shape = `record ${resource.type}${lock ? ' locked' : ''} ${visible.key}`;
-  const query = scope.engine.shapes.compiled<Row>(shape, [id, ...visible.values], ([idSlot, ...slots]) => {
-    const filled = visible.fill(slots);
-    const found = scope.db
-      .selectFrom(`${resource.table} as r`)
-      .selectAll('r')
-      .where(sql<SqlBool>`${sql.ref('r.id')} = ${idSlot}`)
-      .where(visibilityCondition(filled.scope, resource, 'r', { pathIds: filled.pathIds }));
-    return lock ? found.forUpdate() : found;
-  });
+  const visibility = visibilityOf(scope.caller, pathIds);
+  const shape: QueryShape = { kind: 'record', type: resource.type, lock, visibility: visibility.shape };
+  const query = scope.engine.shapes.compiled<Row>(shape, [id, ...visibility.values]);
   return (await scope.db.executeQuery(query)).rows[0];
 }
 
@@ -47,47 +39,22 @@ export interface ParentPath {
 }
 
 /**
- * The INSERT of one row that inserts it only if the caller can see the parent `under` names at its
- * path, returning the row as stored (no row when the parent is not there): the parent's check and
- * the write in one statement, compiled once per shape.
+ * Inserts one row and reads it back as stored: one statement, compiled once per set of columns.
+ * `under` names a parent not looked up yet: the row is inserted only if the caller can see it at
+ * that path (the parent's check and the write in one statement), and undefined comes back otherwise.
  */
-export function insertUnder(
-  scope: Scope,
-  resource: ResourceDeclaration,
-  row: { names: readonly string[]; values: readonly unknown[] },
-  under: ParentPath,
-): CompiledQuery<Row> {
-  const { names, values } = row;
-  const [parentId, ...abovePath] = under.pathIds;
-  const visible = visibilitySlots(scope, abovePath);
-  const shape = `insert ${resource.type} (${names.join(', ')}) under ${visible.key}`;
-  return scope.engine.shapes.compiled<Row>(shape, [...values, parentId, ...visible.values], (slots) => {
-    const filled = visible.fill(slots.slice(values.length + 1));
-    const parent = scope.db
-      .selectFrom(`${under.resource.table} as p`)
-      .select(sql`1`.as('one'))
-      .where(sql<SqlBool>`${sql.ref('p.id')} = ${slots[values.length]}`)
-      .where(visibilityCondition(filled.scope, under.resource, 'p', { pathIds: filled.pathIds }));
-    const given = scope.db.selectNoFrom(names.map((name, index) => sql`${slots[index]}`.as(name))).where((eb) => eb.exists(parent));
-    return scope.db.insertInto(resource.table).columns(names).expression(given).returningAll();
-  });
-}
-
-/**
- * The values a visibility condition takes (the ids of the path, the caller's groups), for a query
- * compiled once per shape: the part of the shape's key they decide, the values themselves, and the
- * scope and path a query is built from when slots stand in for them.
- */
-function visibilitySlots(scope: Scope, pathIds: readonly string[]) {
-  const { caller } = scope;
-  return {
-    key: `under ${pathIds.length} for ${tenancyShape(caller)}`,
-    values: [...pathIds, ...caller.groups],
-    fill: (slots: readonly unknown[]) => ({
-      scope: { ...scope, caller: { ...caller, groups: slots.slice(pathIds.length) as string[] } },
-      pathIds: slots.slice(0, pathIds.length) as string[],
-    }),
-  };
+export async function insertRow(scope: Scope, resource: ResourceDeclaration, columns: Row, under?: ParentPath): Promise<Row | undefined> {
+  const given = Object.entries(columns).filter(([, value]) => value !== undefined);
+  const names = given.map(([name]) => name);
+  const values: unknown[] = given.map(([, value]) => value);
+  let shape: QueryShape = { kind: 'insert', type: resource.type, columns: names, under: undefined };
+  if (under !== undefined) {
+    const [parentId, ...abovePath] = under.pathIds;
+    const visibility = visibilityOf(scope.caller, abovePath);
+    shape = { ...shape, under: { type: under.resource.type, visibility: visibility.shape } };
+    values.push(parentId, ...visibility.values);
+  }
+  return (await scope.db.executeQuery(scope.engine.shapes.compiled<Row>(shape, values))).rows[0];
 }
 
 export interface ListRequest {
@@ -115,31 +82,9 @@ const pageTooLarge = (mebibytes: string, limit: string) =>
     at: { argument: 'page' },
   });
 
-/**
- * The order of every list: the sort keys (creation time without any), then the id, in the direction
- * of the last key so that one index on (parent, attribute, id) serves both directions. Nulls sort as
- * the smallest value on both stores: SQLite does so by itself, PostgreSQL is told so for nullable
- * columns only, since an explicit NULLS order on a column that holds none keeps it from using a
- * plain index.
- */
-export function listOrder(scope: Scope, resource: ResourceDeclaration, sort: readonly SortKey[], alias: string) {
-  const keys: SortKey[] = sort.length > 0 ? [...sort] : [{ attribute: 'createdDate', descending: false }];
-  if (!keys.some((k) => k.attribute === 'id')) keys.push({ attribute: 'id', descending: keys.at(-1)?.descending ?? false });
-  const postgres = scope.engine.store.dialect === 'postgres';
-  return sql.join(
-    keys.map((k) => {
-      const attribute = k.attribute === 'id' ? undefined : resource.attributes[k.attribute];
-      const column = sql.ref(`${alias}.${attribute === undefined ? 'id' : columnOf(k.attribute)}`);
-      const direction = k.descending ? sql`desc` : sql`asc`;
-      if (!postgres || attribute === undefined || isNeverNull(attribute)) return sql`${column} ${direction}`;
-      return k.descending ? sql`${column} desc nulls last` : sql`${column} asc nulls first`;
-    }),
-  );
-}
-
 /** The query of one page of a list; `bounds` are the LIMIT (one more than the page holds) and OFFSET. */
 function pageQuery(scope: Scope, resource: ResourceDeclaration, conditions: Condition, request: ListRequest, bounds: readonly unknown[]) {
-  const order = listOrder(scope, resource, request.sort, 'r');
+  const order = listOrder(scope.engine, resource, request.sort, 'r');
   return scope.db
     .selectFrom(`${resource.table} as r`)
     .where(conditions)
@@ -149,26 +94,25 @@ function pageQuery(scope: Scope, resource: ResourceDeclaration, conditions: Cond
 }
 
 /**
- * The rows of a page. An unfiltered page (the one every list starts with) runs as a query
- * compiled once per shape; a filtered one is compiled with its `conditions` each time.
+ * The rows of a page. An unfiltered page in creation order (the one every list starts with) runs as
+ * a query compiled once per shape; a filtered or sorted one, whose SQL the caller shapes, is
+ * compiled with its `conditions` each time and never kept.
  */
 async function pageRows(scope: Scope, resource: ResourceDeclaration, request: ListRequest, conditions: () => Condition): Promise<Row[]> {
-  const select = (shaped: Scope, where: Condition, bounds: readonly unknown[]) => {
-    const page = pageQuery(shaped, resource, where, request, bounds);
-    return request.idsOnly === true ? page.select('r.id') : page.selectAll('r');
-  };
   const bounds = [request.page.limit + 1, request.page.offset];
-  if (request.where.length > 0) return select(scope, conditions(), bounds).execute();
-  const visible = visibilitySlots(scope, request.known?.pathIds ?? []);
-  const sort = request.sort.map((key) => `${key.descending ? '-' : ''}${key.attribute}`).join(',');
-  const checked = ` parent checked ${request.known?.parentCheck ?? 'row'}`;
-  const shape = `page ${resource.type} by ${sort}${request.idsOnly === true ? ' ids' : ''}${checked} ${visible.key}`;
-  const query = scope.engine.shapes.compiled<Row>(shape, [...bounds, ...visible.values], (slots) => {
-    const filled = visible.fill(slots.slice(bounds.length));
-    const known = { ...request.known, pathIds: filled.pathIds };
-    return select(filled.scope, visibilityCondition(filled.scope, resource, 'r', known), slots.slice(0, bounds.length));
-  });
-  return (await scope.db.executeQuery(query)).rows;
+  if (request.where.length > 0 || request.sort.length > 0) {
+    const page = pageQuery(scope, resource, conditions(), request, bounds);
+    return (request.idsOnly === true ? page.select('r.id') : page.selectAll('r')).execute();
+  }
+  const visibility = visibilityOf(scope.caller, request.known?.pathIds ?? []);
+  const shape: QueryShape = {
+    kind: 'page',
+    type: resource.type,
+    idsOnly: request.idsOnly === true,
+    parentCheck: request.known?.parentCheck ?? 'row',
+    visibility: visibility.shape,
+  };
+  return (await scope.db.executeQuery(scope.engine.shapes.compiled<Row>(shape, [...bounds, ...visibility.values]))).rows;
 }
 
 /**

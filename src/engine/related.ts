@@ -5,7 +5,8 @@ import { compileFilter } from '../rsql/compile.js';
 import { allOf, type Condition } from '../store/conditions.js';
 import type { Scope } from './scope.js';
 import type { ListOptions } from './options.js';
-import { filterContext, listOrder, type ListResult } from './queries.js';
+import { filterContext, type ListResult } from './queries.js';
+import { listOrder } from './order.js';
 import { visibilityCondition } from './visibility.js';
 import { rowBytesSql, rowsBytes } from './response-memory.js';
 
@@ -50,7 +51,9 @@ export async function listRelatedPages(
     .where(where)
     .selectAll('r')
     .select(
-      sql<number>`row_number() over (partition by ${ownerColumn} order by ${listOrder(scope, target, request.sort, 'r')})`.as(position),
+      sql<number>`row_number() over (partition by ${ownerColumn} order by ${listOrder(scope.engine, target, request.sort, 'r')})`.as(
+        position,
+      ),
     );
   const pageOf = sql`${ranked} as ranked where ${sql.ref(`ranked.${position}`)} > ${offset} and ${sql.ref(`ranked.${position}`)} <= ${offset + limit + 1}`;
 

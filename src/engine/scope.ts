@@ -6,6 +6,7 @@ import type { SecretCipher } from '../secrets/cipher.js';
 import type { Database, Store } from '../store/database.js';
 import { databaseApiError, retryOnContention } from '../store/failures.js';
 import type { QueryShapes } from '../store/query-shapes.js';
+import type { QueryShape } from './query-shapes.js';
 import type { ResponseBudget, ResponseMemory } from './response-memory.js';
 
 /** What the operations on records need: the declarations, who may write them, the store and the secrets' key. */
@@ -17,7 +18,13 @@ export interface EngineParts {
   /** The memory answers may hold, each and together. */
   memory: ResponseMemory;
   /** The hottest queries, compiled once per shape for this store. */
-  shapes: QueryShapes;
+  shapes: QueryShapes<QueryShape>;
+}
+
+/** What the SQL of a query is built from: the declarations, and the store's handle and dialect. */
+export interface QueryBasis {
+  registry: Registry;
+  store: Pick<Store, 'db' | 'dialect'>;
 }
 
 /**

@@ -1,8 +1,15 @@
 import { sql, type SqlBool } from 'kysely';
 import { columnOf, type ResourceDeclaration } from '../model/index.js';
-import { readableTenant } from '../policy/tenancy.js';
+import { readableTenant, type Reader } from '../policy/tenancy.js';
 import { allOf, rowExists, type Condition } from '../store/conditions.js';
-import type { Scope } from './scope.js';
+import type { ParentCheck } from './query-shapes.js';
+import type { QueryBasis } from './scope.js';
+
+/** Who reads, and what queries are built from: what a visibility condition needs. */
+export interface Readers {
+  engine: QueryBasis;
+  caller: Reader;
+}
 
 /** What a query already knows about the rows' parents. */
 export interface KnownParents {
@@ -17,7 +24,7 @@ export interface KnownParents {
    * `pathIds` names, in a condition that names no row, which the database evaluates once for the
    * whole query; or `done`, when this request found the parent visible already.
    */
-  parentCheck?: 'row' | 'once' | 'done';
+  parentCheck?: ParentCheck;
 }
 
 /**
@@ -26,7 +33,7 @@ export interface KnownParents {
  * too, and its tenant readable by the caller. Every read goes through this one condition, inside
  * its SQL, so pages and totals only ever count visible rows.
  */
-export function visibilityCondition(scope: Scope, resource: ResourceDeclaration, alias: string, known: KnownParents = {}): Condition {
+export function visibilityCondition(scope: Readers, resource: ResourceDeclaration, alias: string, known: KnownParents = {}): Condition {
   const { registry } = scope.engine;
   const conditions: Condition[] = [];
   const column = (name: string) => sql.ref(`${alias}.${name}`);

@@ -15,19 +15,18 @@ import { newRecordId } from '../store/record-id.js';
 import { inTransaction, inWrite, type Scope } from './scope.js';
 import { defaultOf } from './attribute-values.js';
 import { recordInput, type InputReader, type RecordInput } from './input.js';
-import { locateParent, locateRecord, parentFirst, pathIdsOf, tenantIdOf, type CollectionAddress, type RecordAddress } from './locate.js';
+import { CreatePlan, type TenantId } from './create-plan.js';
+import { locateRecord, tenantIdOf, type CollectionAddress, type RecordAddress } from './locate.js';
 import type { ReadOptions } from './options.js';
-import { findVisible, insertUnder, type ParentPath } from './queries.js';
+import { findVisible, insertRow } from './queries.js';
 import { withIncluded, type RecordResult } from './read.js';
 import { sealSecrets } from './seal.js';
 import { checkPrecondition, type Precondition } from './versions.js';
 
 /**
  * Creates a record in a collection: the parent must be visible (404), the write allowed (403), the
- * input valid. The parent is looked up only when something before the INSERT needs it (the caller's
- * capabilities in its tenant, a hook asking for the tenant, a link to check, a refusal, which must
- * name a missing parent first); otherwise the INSERT checks it is visible itself, and the create is
- * one statement.
+ * input valid (400, 422); then the row is inserted and the resource's hooks run. How the parent is
+ * found is the plan's business (create-plan.ts).
  */
 export async function createRecord(
   scope: Scope,
@@ -35,34 +34,21 @@ export async function createRecord(
   readInput: InputReader,
   options: ReadOptions,
 ): Promise<RecordResult> {
-  const { resource, ancestors } = collection;
+  const { resource } = collection;
   const id = newRecordId();
-  const parentStep = ancestors.at(-1);
   // One INSERT needs no transaction of its own: the parent's foreign key stops a record from outliving
   // a parent deleted meanwhile (404). A resource whose hooks write more records gets one, so all or none land.
   const atomic = resource.afterCreate !== undefined;
   const row = await inWrite(scope, resource, atomic, async (tx) => {
-    let located: Promise<Row | undefined> | undefined;
-    const parent = () => (located ??= locateParent(tx, ancestors));
-    const tenantId: TenantId = once(async () => {
-      const parentRow = await parent();
-      return parentStep === undefined || parentRow === undefined ? id : tenantIdOf(tx, parentStep.resource, parentRow);
-    });
+    const plan = new CreatePlan(tx, collection, id);
     const now = new Date().toISOString();
-    const columns = await parentFirst(ancestors, parent, async () => {
-      await authorizeWrite(tx, resource, 'create', tenantId);
+    const columns = await plan.guard(async () => {
+      await authorizeWrite(tx, resource, 'create', plan.tenantId);
       const input = recordInput(tx.engine.registry, resource, readInput(), 'create');
-      return recordColumns(tx, resource, { id, parentId: parentStep?.id, tenantId, ...input }, now);
+      return recordColumns(tx, resource, { id, parentId: collection.ancestors.at(-1)?.id, tenantId: plan.tenantId, ...input }, now);
     });
-    const unchecked = parentStep !== undefined && located === undefined;
-    const under = unchecked ? { resource: parentStep.resource, pathIds: pathIdsOf(ancestors) } : undefined;
-    const inserted = await insertRow(tx, resource, columns, under);
-    if (inserted === undefined) {
-      await parent();
-      // Visible now, though the INSERT found it not: changed in between.
-      throw notFound(parentStep?.resource.type ?? resource.type, parentStep?.id ?? id);
-    }
-    await resource.afterCreate?.(writeContext(tx, tenantId, now), inserted);
+    const inserted = await plan.insert(resource, columns);
+    await resource.afterCreate?.(writeContext(tx, plan.tenantId, now), inserted);
     return inserted;
   });
   return withIncluded(scope, resource, row, options);
@@ -127,19 +113,10 @@ async function authorizeWrite(scope: Scope, resource: ResourceDeclaration, actio
   await authorize(policies.rule(resource, action), context, resource.type, registry.tenant.type);
 }
 
-/** The id of the tenant a write lands in, found when first asked for: a create may never need it. */
-type TenantId = () => Promise<string>;
-
 const knownTenant =
   (id: string): TenantId =>
   () =>
     Promise.resolve(id);
-
-/** `find` run once, on the first call. */
-function once<T>(find: () => Promise<T>): () => Promise<T> {
-  let found: Promise<T> | undefined;
-  return () => (found ??= find());
-}
 
 interface NewRecord extends RecordInput {
   id: string;
@@ -165,31 +142,6 @@ async function recordColumns(tx: Scope, resource: ResourceDeclaration, record: N
   };
 }
 
-/**
- * Inserts one row and reads it back as stored: one statement, compiled once per set of columns.
- * `under` names a parent not looked up yet: the row is inserted only if the caller can see it at
- * that path, and undefined comes back otherwise.
- */
-async function insertRow(tx: Scope, resource: ResourceDeclaration, columns: Row): Promise<Row>;
-async function insertRow(tx: Scope, resource: ResourceDeclaration, columns: Row, under: ParentPath | undefined): Promise<Row | undefined>;
-async function insertRow(tx: Scope, resource: ResourceDeclaration, columns: Row, under?: ParentPath): Promise<Row | undefined> {
-  const given = Object.entries(columns).filter(([, value]) => value !== undefined);
-  const names = given.map(([name]) => name);
-  const values = given.map(([, value]) => value);
-  const query =
-    under === undefined
-      ? tx.engine.shapes.compiled<Row>(`insert ${resource.type} (${names.join(', ')})`, values, (slots) =>
-          tx.db
-            .insertInto(resource.table)
-            .values(Object.fromEntries(names.map((name, index) => [name, slots[index]])))
-            .returningAll(),
-        )
-      : insertUnder(tx, resource, { names, values }, under);
-  const [row] = (await tx.db.executeQuery(query)).rows;
-  if (row === undefined && under === undefined) throw new Error(`inserting into ${resource.table} returned no row`);
-  return row;
-}
-
 /** What write hooks may do: read the tenant, and create records beside the one written. */
 function writeContext(tx: Scope, tenantId: TenantId, now: string): WriteContext {
   const { registry } = tx.engine;
@@ -206,6 +158,7 @@ function writeContext(tx: Scope, tenantId: TenantId, now: string): WriteContext 
       for (const [name, attribute] of Object.entries(resource.attributes)) if (!attribute.readOnly) attributes[name] = defaultOf(attribute);
       const record = { id: newRecordId(), parentId, tenantId, attributes: { ...attributes, ...given }, relationships: {} };
       const row = await insertRow(tx, resource, await recordColumns(tx, resource, record, now));
+      if (row === undefined) throw new Error(`inserting into ${resource.table} returned no row`);
       await resource.afterCreate?.(writeContext(tx, tenantId, now), row);
     },
   };

@@ -4,6 +4,9 @@ import { columnOf, type Registry } from '../model/index.js';
 import { rowExists } from '../store/conditions.js';
 import type { Dialect } from '../store/dialect.js';
 
+/** Who reads, as far as read authorization asks: an administrator, or the member of some groups. */
+export type Reader = Pick<Caller, 'isAdministrator' | 'groups'>;
+
 /**
  * Which tenants the caller may read, as a SQL predicate on a tenant id column, so that read
  * authorization is part of every query and paging totals count only what the caller sees.
@@ -11,7 +14,7 @@ import type { Dialect } from '../store/dialect.js';
  * Administrators read every tenant; anyone else reads those where one of its groups names a
  * membership record (a team).
  */
-export function readableTenant(registry: Registry, caller: Caller, tenantId: Expression<unknown>, dialect: Dialect): Expression<SqlBool> {
+export function readableTenant(registry: Registry, caller: Reader, tenantId: Expression<unknown>, dialect: Dialect): Expression<SqlBool> {
   if (caller.isAdministrator) return sql<SqlBool>`1 = 1`;
   const membership = registry.membership;
   const link = membership === undefined ? undefined : registry.parentLink(membership.resource);
@@ -25,9 +28,14 @@ export function readableTenant(registry: Registry, caller: Caller, tenantId: Exp
 }
 
 /**
- * What of the caller changes the SQL text of `readableTenant`, besides values: queries compiled
- * once per shape (store/query-shapes.ts) name it in their key.
+ * What of a reader changes the SQL text of `readableTenant`, besides values (the groups' names):
+ * queries compiled once per shape name it in their shape.
  */
-export function tenancyShape(caller: Caller): string {
-  return caller.isAdministrator ? 'administrator' : `${caller.groups.length} groups`;
+export interface ReaderShape {
+  administrator: boolean;
+  /** How many groups the condition names; none for an administrator, whom it does not ask about. */
+  groups: number;
 }
+
+export const readerShape = (reader: Reader): ReaderShape =>
+  reader.isAdministrator ? { administrator: true, groups: 0 } : { administrator: false, groups: reader.groups.length };

@@ -313,9 +313,17 @@ describeEachStore('identity and access', (context) => {
     const outsider = await context.server.token({ groups: ['someone-else'] });
     assertError(await context.server.delete(`${teamTokens}/${id}`, { token: outsider }), 404);
     assertError(await context.server.delete(`${teamTokens}/${randomUUID()}`, { token: member }), 404);
+    const [issued] = await context.server.query('select created_by, updated_by, created_date, updated_date from api_token where id = $1', [
+      id,
+    ]);
+    assert.deepEqual([issued?.updated_by, issued?.updated_date], [issued?.created_by, issued?.created_date]);
     const revoked = await context.server.delete(`${teamTokens}/${id}`, { token: member });
     assert.equal(revoked.status, 202, revoked.text);
     assert.equal(revoked.text, '');
+    // The revocation is audited as a change of the record: who revoked it, and when.
+    const [record] = await context.server.query('select revoked_at, updated_by, updated_date from api_token where id = $1', [id]);
+    assert.equal(record?.updated_by, decodeJwt(member).email ?? decodeJwt(member).sub);
+    assert.equal(record?.updated_date, record?.revoked_at);
     assertRefused(await context.server.get(`/api/v1/organization/${mine}`, { token }), /revoked/);
     assert.ok(!(await context.server.get(teamTokens, { token: member })).body.some((t: { id: string }) => t.id === id));
     assertError(await context.server.delete(`${teamTokens}/${id}`, { token: member }), 404);

@@ -6,8 +6,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { Engine } from '../src/engine/index.ts';
 import type { Database } from '../src/model/index.ts';
-import { registry, writePolicies } from '../src/resources/index.ts';
-import { SecretCipher } from '../src/secrets/cipher.ts';
+import { registry, tokenPolicies, writePolicies } from '../src/resources/index.ts';
 import { createCollection, createOrganization, describeEachStore, eventually, type TestServer } from './harness.ts';
 
 const items = 40_000;
@@ -52,8 +51,10 @@ function engineOver(server: TestServer, statements: LogEvent['query'][]): { engi
   const engine = new Engine({
     registry,
     writePolicies,
+    tokenPolicies,
+    apiTokens: undefined,
     store,
-    cipher: new SecretCipher(Buffer.alloc(32)),
+    cipher: undefined,
     responseMemory: { perAnswer: 32 * 2 ** 20, total: 128 * 2 ** 20 },
   });
   return { engine, close: () => db.destroy() };

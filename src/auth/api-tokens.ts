@@ -1,13 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
-import { badRequest, notFound } from '../errors.js';
-import { authorizeTokenAdministration, authorizeTokenCreation, listedTokens, mayRevokeToken } from '../policy/tokens.js';
+import type { Kysely } from 'kysely';
+import { badRequest } from '../errors.js';
 import type { Database } from '../store/database.js';
-import { isUuid, newRecordId } from '../store/record-id.js';
 import type { Logger } from '../log.js';
-import { auditName, type Caller } from './caller.js';
-import { revokeWithDescendants, tokenWithAncestors } from './token-lineage.js';
-import { recordOf, viewOf, type TokenRecord, type TokenView } from './token-views.js';
+import type { Caller } from './caller.js';
+import { tokenWithAncestors } from './token-lineage.js';
 import type { TokenSigner, TrackedKind } from './tokens.js';
 
 /** What a client asks for when it creates a team or personal token. */
@@ -60,11 +57,12 @@ const liveCacheMaxEntries = 10000;
 const useRecordIntervalMs = 60_000;
 
 /**
- * Team and personal API tokens: issued as signed JWTs whose `jti` is a database record, listed
- * without their strings, revoked by marking the record. A token created with an API token records
- * it as its parent, expires no later than the token it was created with, and stops working when
- * any ancestor is revoked. Every request with such a token checks the record and its ancestors, so
- * a revocation stops the token at once here and within `liveCacheMs` on other servers.
+ * Team and personal API tokens as signed JWTs whose `jti` is the id of a database record (the
+ * engine's token operations keep the records): minted for a request, and checked on every request
+ * that carries one. A token created with an API token records it as its parent, expires no later
+ * than the token it was created with, and stops working when any ancestor is revoked. Every
+ * request with such a token checks the record and its ancestors, so a revocation stops the token
+ * at once here and within `liveCacheMs` on other servers.
  */
 export class ApiTokens {
   private readonly live = new Map<string, { hash: string; checkedAt: number }>();
@@ -78,8 +76,18 @@ export class ApiTokens {
     private readonly personalTokenMaxDays: number | undefined,
   ) {}
 
-  async issue(caller: Caller, kind: TrackedKind, request: TokenRequest): Promise<TokenView & { token: string }> {
-    authorizeTokenCreation(caller, request.group);
+  /**
+   * Signs the token a request asks for, with `id` (its record's) as its `jti`, and says when it
+   * expires. A personal token's lifetime is bounded by STRATUM_PERSONAL_TOKEN_MAX_DAYS (400), and a
+   * token created with an API token never outlives that token.
+   */
+  async mint(
+    caller: Caller,
+    kind: TrackedKind,
+    request: TokenRequest,
+    id: string,
+    now: Date,
+  ): Promise<{ token: string; expiresAt: Date | undefined }> {
     const seconds = lifetimeSeconds(request);
     const maxDays = this.personalTokenMaxDays;
     // Judged on what was asked, not on the bound below, so the answer does not depend on the caller's token.
@@ -90,8 +98,6 @@ export class ApiTokens {
         { pointer: '/days' },
       );
     }
-    const id = newRecordId();
-    const now = new Date();
     // A token created with an API token never outlives it. A sign-in (OIDC, or a token the CLI minted)
     // is not a parent: creating a long-lived token while signed in for an hour is what the token pages
     // are for, and STRATUM_PERSONAL_TOKEN_MAX_DAYS bounds what a person may create.
@@ -111,77 +117,12 @@ export class ApiTokens {
           }
         : { subject: `team:${request.group}`, name: `${request.group} (Team Token)`, groups: [request.group], ...issued },
     );
-    const row = {
-      id,
-      kind,
-      token_hash: hashToken(token),
-      description: request.description,
-      group_name: request.group ?? null,
-      owner: caller.subject,
-      days: request.days,
-      hours: request.hours,
-      minutes: request.minutes,
-      expires_at: expiresAt === undefined ? null : expiresAt.toISOString(),
-      revoked_at: null,
-      created_by: auditName(caller),
-      created_date: now.toISOString(),
-      parent_id: caller.token.trackedId ?? null,
-      last_used_at: null,
-    };
-    await this.db.insertInto('api_token').values(row).execute();
-    return { ...viewOf(row), token };
+    return { token, expiresAt };
   }
 
-  /** The live tokens of the caller: of its groups (every group for administrators), or its own personal ones. */
-  async list(caller: Caller, kind: TrackedKind): Promise<TokenView[]> {
-    let query = this.db.selectFrom('api_token').selectAll().where('kind', '=', kind).where(isLiveRecord(new Date()));
-    const listed = listedTokens(caller, kind);
-    if (listed !== 'all' && 'owner' in listed) query = query.where('owner', '=', listed.owner);
-    else if (listed !== 'all') {
-      if (listed.groups.length === 0) return [];
-      query = query.where('group_name', 'in', listed.groups);
-    }
-    const rows = await query.orderBy('created_date').orderBy('id').execute();
-    return rows.map(viewOf);
-  }
-
-  /**
-   * Every team and personal token of every owner, for administrators: the live ones, or with
-   * `includeInactive` the revoked and expired ones too.
-   */
-  listAll(caller: Caller, includeInactive: boolean): Promise<TokenRecord[]> {
-    return listEveryToken(this.db, caller, includeInactive);
-  }
-
-  /**
-   * Revokes a token the caller may see (a member of its group, its owner, or an administrator)
-   * with every token created from it. Unknown, revoked or hidden is a 404.
-   */
-  async revoke(caller: Caller, kind: TrackedKind, id: string): Promise<void> {
-    const revoked = await revokeLineage(this.db, id, `${kind} token`, async (trx) => {
-      const row = await trx
-        .selectFrom('api_token')
-        .selectAll()
-        .where('id', '=', id)
-        .where('kind', '=', kind)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      const holder =
-        row === undefined
-          ? undefined
-          : { kind, group: typeof row.group_name === 'string' ? row.group_name : null, owner: String(row.owner) };
-      if (holder === undefined || !mayRevokeToken(caller, holder)) throw notFound(`${kind} token`, id);
-    });
-    for (const gone of revoked) this.live.delete(gone);
-  }
-
-  /**
-   * Revokes any token with every token created from it, for administrators; an unknown id is a 404.
-   * A token already revoked answers as revoked again, and any descendant of it that a racing
-   * creation left unmarked is marked now.
-   */
-  async revokeAny(caller: Caller, id: string): Promise<void> {
-    for (const gone of await revokeAnyToken(this.db, caller, id)) this.live.delete(gone);
+  /** Forgets the live checks of tokens just revoked, so that this server refuses them at once. */
+  forget(ids: readonly string[]): void {
+    for (const id of ids) this.live.delete(id);
   }
 
   /**
@@ -230,44 +171,3 @@ export class ApiTokens {
     }
   }
 }
-
-/**
- * Every team and personal token of every owner, for administrators (the HTTP endpoint and the
- * console): the live ones, or with `includeInactive` the revoked and expired ones too.
- */
-export async function listEveryToken(db: Kysely<Database>, caller: Caller, includeInactive: boolean): Promise<TokenRecord[]> {
-  authorizeTokenAdministration(caller);
-  let query = db.selectFrom('api_token').selectAll();
-  if (!includeInactive) query = query.where(isLiveRecord(new Date()));
-  const rows = await query.orderBy('created_date').orderBy('id').execute();
-  return rows.map(recordOf);
-}
-
-/** Revokes any token and its descendants, for administrators; returns the ids it marked. An unknown id is a 404. */
-export function revokeAnyToken(db: Kysely<Database>, caller: Caller, id: string): Promise<string[]> {
-  authorizeTokenAdministration(caller);
-  return revokeLineage(db, id, 'API token', async (trx) => {
-    if ((await trx.selectFrom('api_token').select('id').where('id', '=', id).executeTakeFirst()) === undefined) {
-      throw notFound('API token', id);
-    }
-  });
-}
-
-/** Checks that the caller may revoke the token, then revokes it and its descendants, in one transaction. */
-async function revokeLineage(
-  db: Kysely<Database>,
-  id: string,
-  noun: string,
-  check: (trx: Transaction<Database>) => Promise<void>,
-): Promise<string[]> {
-  // Not a record id: nothing to look up, and nothing a database would choke on (PostgreSQL refuses NUL).
-  if (!isUuid(id)) throw notFound(noun, id);
-  return db.transaction().execute(async (trx) => {
-    await check(trx);
-    return revokeWithDescendants(trx, id, new Date().toISOString());
-  });
-}
-
-/** A record neither revoked nor past its expiry. */
-const isLiveRecord = (now: Date) => (eb: ExpressionBuilder<Database, 'api_token'>) =>
-  eb.and([eb('revoked_at', 'is', null), eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now.toISOString())])]);

@@ -28,18 +28,24 @@ export async function tokenWithAncestors(db: Kysely<Database>, id: string): Prom
 }
 
 /**
- * Marks the token and every descendant not yet revoked as revoked at `at`, in one statement, and
- * returns the ids it marked. A descendant created while this runs may escape the statement; the
- * ancestor check of `tokenWithAncestors` refuses it all the same.
+ * Marks the token and every descendant not yet revoked as revoked when `audit` says (its
+ * `updated_date`), by whom it says, in one statement, and returns the ids it marked. A descendant
+ * created while this runs may escape the statement; the ancestor check of `tokenWithAncestors`
+ * refuses it all the same.
  */
-export async function revokeWithDescendants(db: Kysely<Database>, id: string, at: string): Promise<string[]> {
+export async function revokeWithDescendants(
+  db: Kysely<Database>,
+  id: string,
+  audit: { updated_by: string; updated_date: string },
+): Promise<string[]> {
   const { rows } = await sql<{ id: string }>`
     with recursive lineage(id) as (
       select id from api_token where id = ${id}
       union
       select t.id from api_token t join lineage l on t.parent_id = l.id
     )
-    update api_token set revoked_at = ${at} where revoked_at is null and id in (select id from lineage)
+    update api_token set revoked_at = ${audit.updated_date}, updated_by = ${audit.updated_by}, updated_date = ${audit.updated_date}
+    where revoked_at is null and id in (select id from lineage)
     returning id`.execute(db);
   return rows.map((row) => row.id);
 }

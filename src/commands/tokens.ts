@@ -1,9 +1,11 @@
 import os from 'node:os';
-import { listEveryToken, revokeAnyToken } from '../auth/api-tokens.js';
 import type { Caller } from '../auth/caller.js';
 import type { TokenRecord } from '../auth/token-views.js';
 import { loadConfig, type Config } from '../config.js';
 import { ApiError } from '../errors.js';
+import { Engine, type Session } from '../engine/index.js';
+import { registry, tokenPolicies, writePolicies } from '../resources/index.js';
+import type { Store } from '../store/database.js';
 import { openConsoleStore, requireMigrated } from './console-store.js';
 import { CommandFailure } from './exit-codes.js';
 
@@ -23,13 +25,30 @@ function consoleAdministrator(config: Config): Caller {
   };
 }
 
+/**
+ * The console's session with the engine, for token administration: it writes no records and
+ * issues no tokens, so it needs neither the encryption key nor the signing key.
+ */
+function consoleSession(config: Config, store: Store): Session {
+  const engine = new Engine({
+    registry,
+    writePolicies,
+    tokenPolicies,
+    apiTokens: undefined,
+    store,
+    cipher: undefined,
+    responseMemory: config.responseMemory,
+  });
+  return engine.open(consoleAdministrator(config));
+}
+
 /** `stratum tokens list`: every team and personal token, read beside a running server. */
 export async function listTokens(options: { all?: boolean; json?: boolean }): Promise<void> {
   const config = loadConfig();
   const store = await openConsoleStore(config, 'readonly');
   try {
     await requireMigrated(store, config, false);
-    const records = await listEveryToken(store.db, consoleAdministrator(config), options.all === true);
+    const records = await consoleSession(config, store).listEveryToken(options.all === true);
     process.stdout.write(options.json === true ? `${JSON.stringify(records, null, 2)}\n` : table(records, options.all === true));
   } finally {
     await store.close();
@@ -46,7 +65,7 @@ export async function revokeToken(id: string): Promise<void> {
   const store = await openConsoleStore(config, 'shared');
   try {
     await requireMigrated(store, config, false);
-    const revoked = await revokeAnyToken(store.db, consoleAdministrator(config), id.trim());
+    const revoked = await consoleSession(config, store).revokeAnyToken(id.trim());
     process.stdout.write(
       revoked.length === 0
         ? `${id} was already revoked, with every token created from it\n`

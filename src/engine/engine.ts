@@ -1,8 +1,9 @@
+import type { ApiTokens } from '../auth/api-tokens.js';
 import type { Caller } from '../auth/caller.js';
 import type { ApiError } from '../errors.js';
 import type { Registry } from '../model/index.js';
 import { permissionFlagNames } from '../policy/capabilities.js';
-import { PolicyTable, type WriteRules } from '../policy/rules.js';
+import { PolicyTable, type TokenRules, type WriteRules } from '../policy/rules.js';
 import type { SecretCipher } from '../secrets/cipher.js';
 import type { Store } from '../store/database.js';
 import { databaseApiError, isContention as lostToConcurrentWrite } from '../store/failures.js';
@@ -18,7 +19,12 @@ export interface EngineDependencies {
   /** Who may create, update and delete each type of record. */
   writePolicies: Readonly<Record<string, WriteRules>>;
   store: Store;
-  cipher: SecretCipher;
+  /** Seals secret values; a console that writes no records opens the engine without it. */
+  cipher: SecretCipher | undefined;
+  /** Who may create and revoke API tokens, and administer every one. */
+  tokenPolicies: TokenRules;
+  /** Mints team and personal tokens, and checks them; a console that issues none opens the engine without it. */
+  apiTokens: ApiTokens | undefined;
   /** The memory the records of answers may hold: `perAnswer` bytes each, `total` together. */
   responseMemory: { perAnswer: number; total: number };
 }
@@ -31,11 +37,12 @@ export class Engine {
   readonly registry: Registry;
   private readonly parts: EngineParts;
 
-  constructor({ registry, writePolicies, store, cipher, responseMemory }: EngineDependencies) {
+  constructor({ registry, writePolicies, tokenPolicies, apiTokens, store, cipher, responseMemory }: EngineDependencies) {
     this.registry = registry;
     const parts: EngineParts = {
       registry,
-      policies: new PolicyTable(registry, writePolicies),
+      policies: new PolicyTable(registry, writePolicies, tokenPolicies),
+      tokens: apiTokens,
       store,
       cipher,
       memory: new ResponseMemory(responseMemory.perAnswer, responseMemory.total),

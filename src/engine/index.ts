@@ -4,6 +4,7 @@
  */
 export { Engine, explainFailure, isContention, type EngineDependencies } from './engine.js';
 export { Session, type CreatedRecord, type RecordRead } from './session.js';
+export type { IssuedToken } from './tokens.js';
 export { recordKey, type IncludedRecord, type IncludeResult } from './include.js';
 export type { InputReader, LinkDraft, RecordDraft } from './input.js';
 export { maxIds, maxSortKeys, type Argument, type ListDraft, type PageDraft } from './list-input.js';

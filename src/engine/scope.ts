@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { ApiTokens } from '../auth/api-tokens.js';
 import type { Caller } from '../auth/caller.js';
 import type { Registry, ResourceDeclaration } from '../model/index.js';
 import type { PolicyTable } from '../policy/rules.js';
@@ -14,9 +15,12 @@ export interface EngineParts {
   registry: Registry;
   policies: PolicyTable;
   store: Store;
-  cipher: SecretCipher;
+  /** Seals secrets; undefined in an engine that writes none (the console's). */
+  cipher: SecretCipher | undefined;
   /** The memory answers may hold, each and together. */
   memory: ResponseMemory;
+  /** Team and personal API tokens: minting them, and their live checks on this server; undefined in an engine that issues none. */
+  tokens: ApiTokens | undefined;
   /** The hottest queries, compiled once per shape for this store. */
   shapes: QueryShapes<QueryShape>;
 }
@@ -45,7 +49,11 @@ export interface Scope {
  * inside an open transaction (a batch of operations), as part of it. Database failures leave as API
  * errors, a unique violation naming the attribute of `resource`.
  */
-export async function inTransaction<T>(scope: Scope, resource: ResourceDeclaration, work: (scope: Scope) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  scope: Scope,
+  resource: ResourceDeclaration | undefined,
+  work: (scope: Scope) => Promise<T>,
+): Promise<T> {
   return inWrite(scope, resource, true, work);
 }
 
@@ -57,7 +65,7 @@ export async function inTransaction<T>(scope: Scope, resource: ResourceDeclarati
  */
 export async function inWrite<T>(
   scope: Scope,
-  resource: ResourceDeclaration,
+  resource: ResourceDeclaration | undefined,
   atomic: boolean,
   work: (scope: Scope) => Promise<T>,
 ): Promise<T> {

@@ -12,11 +12,14 @@ export function sealSecrets(
   values: AttributeValues,
   current: Row | undefined,
   id: unknown,
-  cipher: SecretCipher,
+  cipher: SecretCipher | undefined,
 ): void {
   for (const [name, attribute] of secretAttributes(resource)) {
     const column = columnOf(name);
-    const seal = (plain: string) => cipher.seal(plain, secretPlace(resource.table, column, id));
+    const seal = (plain: string) => {
+      if (cipher === undefined) throw new Error('secrets written through an engine opened without the encryption key');
+      return cipher.seal(plain, secretPlace(resource.table, column, id));
+    };
     if ('always' in attribute.secret) {
       const value = values[name];
       if (typeof value === 'string') values[name] = seal(value);

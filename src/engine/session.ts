@@ -1,3 +1,6 @@
+import type { TokenRequest } from '../auth/api-tokens.js';
+import type { TokenRecord, TokenView } from '../auth/token-views.js';
+import type { TrackedKind } from '../auth/tokens.js';
 import type { ResourceDeclaration, Row, ToMany, ToOne } from '../model/index.js';
 import { databaseApiError, retryOnContention } from '../store/failures.js';
 import { loadIncluded, type IncludeResult } from './include.js';
@@ -18,6 +21,7 @@ import {
   type RelationshipContent,
 } from './relationships.js';
 import type { Scope } from './scope.js';
+import { issueToken, listEveryToken, listTokens, revokeAnyToken, revokeToken, type IssuedToken } from './tokens.js';
 import { entityTag, tagMatches, type Precondition } from './versions.js';
 import { createRecord, deleteRecord, updateRecord } from './write.js';
 
@@ -117,6 +121,31 @@ export class Session {
   /** The caller's permission flags in a tenant, or in a record directly inside it (404 when it cannot see it). */
   permissions(place: PermissionPlace): Promise<Record<string, boolean>> {
     return permissionsIn(this.scope, place);
+  }
+
+  /** Issues a team or personal token for the caller; the token itself is shown this once. */
+  issueToken(kind: TrackedKind, request: TokenRequest): Promise<IssuedToken> {
+    return issueToken(this.scope, kind, request);
+  }
+
+  /** The live tokens of a kind the caller's list shows. */
+  listTokens(kind: TrackedKind): Promise<TokenView[]> {
+    return listTokens(this.scope, kind);
+  }
+
+  /** Revokes a token the caller may revoke, with every token created from it (404 for any other). */
+  revokeToken(kind: TrackedKind, id: string): Promise<void> {
+    return revokeToken(this.scope, kind, id);
+  }
+
+  /** Every token of every owner (administrators only): the live ones, or every one. */
+  listEveryToken(includeInactive: boolean): Promise<TokenRecord[]> {
+    return listEveryToken(this.scope, includeInactive);
+  }
+
+  /** Revokes any token with its descendants (administrators only); the ids it marked. */
+  revokeAnyToken(id: string): Promise<string[]> {
+    return revokeAnyToken(this.scope, id);
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { Caller } from '../auth/caller.js';
+import type { TrackedKind } from '../auth/tokens.js';
 import { forbidden } from '../errors.js';
 import type { Registry, ResourceDeclaration } from '../model/index.js';
 
@@ -10,11 +11,11 @@ export interface PolicyContext {
 }
 
 /** A small named predicate over a write, and the sentence that explains a refusal. */
-export interface Rule {
+export interface Rule<Context extends { caller: Caller } = PolicyContext> {
   name: string;
   /** Capabilities the rule requires, so the table can be checked against the membership declaration. */
   requires: readonly string[];
-  allows: (context: PolicyContext) => boolean | Promise<boolean>;
+  allows: (context: Context) => boolean | Promise<boolean>;
   /** Why a write of a `type` record in a `tenant` is refused. */
   denial: (type: string, tenant: string) => string;
 }
@@ -23,7 +24,7 @@ export type WriteAction = 'create' | 'update' | 'delete';
 export type WriteRules = Readonly<Record<WriteAction, Rule>>;
 
 /** Members of the administrator group (STRATUM_ADMIN_GROUP). */
-export const administrator: Rule = {
+export const administrator: Rule<{ caller: Caller }> = {
   name: 'administrator',
   requires: [],
   allows: ({ caller }) => caller.isAdministrator,
@@ -44,14 +45,20 @@ export function holds(capability: string): Rule {
 export const writes = (rule: Rule): WriteRules => ({ create: rule, update: rule, delete: rule });
 
 /**
- * Who may write what: one rule per resource and write action. Reads need no rule here: every
- * read is confined to the caller's tenants inside its SQL (tenancy.ts). Checked once at start:
- * every resource has its rules, and every capability they require is one the membership grants.
+ * Who may write what: one rule per resource and write action, and the rules of API tokens. Reads
+ * need no rule here: every read is confined to the caller's tenants inside its SQL (tenancy.ts).
+ * Checked once at start: every resource has its rules, and every capability they require is one
+ * the membership grants.
  */
 export class PolicyTable {
   private readonly byType: ReadonlyMap<string, WriteRules>;
 
-  constructor(registry: Registry, rules: Readonly<Record<string, WriteRules>>) {
+  constructor(
+    registry: Registry,
+    rules: Readonly<Record<string, WriteRules>>,
+    /** Who may create and revoke API tokens, and administer every one. */
+    readonly tokens: TokenRules,
+  ) {
     this.byType = new Map(Object.entries(rules));
     const capabilities = new Set(registry.membership?.rules.capabilities ?? []);
     for (const resource of registry.all()) {
@@ -79,6 +86,35 @@ export class PolicyTable {
 }
 
 /** Refuses (403) a write the rule does not allow. */
-export async function authorize(rule: Rule, context: PolicyContext, type: string, tenant: string): Promise<void> {
+export async function authorize<Context extends { caller: Caller }>(
+  rule: Rule<Context>,
+  context: Context,
+  type: string,
+  tenant: string,
+): Promise<void> {
   if (!(await rule.allows(context))) throw forbidden(rule.denial(type, tenant));
+}
+
+/** Who a stored API token belongs to. */
+export interface TokenHolder {
+  kind: TrackedKind;
+  /** The team (directory group) a team token speaks for; null for a personal token. */
+  group: string | null;
+  /** The subject that created the token. */
+  owner: string;
+}
+
+/** What a rule about one API token may ask: who calls, and whose token it is. */
+export interface TokenContext {
+  caller: Caller;
+  token: TokenHolder;
+}
+
+export interface TokenRules {
+  /** Creating a token (a team token: speaking for its team). */
+  create: Rule<TokenContext>;
+  /** Revoking a token; one the caller may not revoke is as unknown to it as a missing one. */
+  revoke: Rule<TokenContext>;
+  /** Listing and revoking every token of every owner, live or not. */
+  administer: Rule<{ caller: Caller }>;
 }

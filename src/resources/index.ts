@@ -16,7 +16,7 @@ import { vcs } from './vcs.js';
 import { workspaceTag } from './workspace-tag.js';
 import { workspace } from './workspace.js';
 
-export { writePolicies } from './policies.js';
+export { tokenPolicies, writePolicies } from './policies.js';
 export { permissionScopes, unmodeledRecords } from './terrakube-compat.js';
 
 /** Every resource the API serves, checked once at start. */

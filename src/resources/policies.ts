@@ -1,4 +1,5 @@
-import { administrator, holds, writes, type WriteRules } from '../policy/rules.js';
+import { administrator, holds, writes, type TokenRules, type WriteRules } from '../policy/rules.js';
+import { holdsToken } from '../policy/tokens.js';
 import type { Capability } from './team.js';
 
 const needs = (capability: Capability) => writes(holds(capability));
@@ -30,4 +31,15 @@ export const writePolicies: Record<string, WriteRules> = {
   project: needs('manageWorkspace'),
   workspacetag: needs('manageWorkspace'),
   ssh: needs('manageVcs'),
+};
+
+/**
+ * Who may create and revoke team and personal API tokens: a team token speaks for its team, so its
+ * members (and administrators) create and revoke it; a personal token is its owner's. Every token
+ * of every owner, revoked and expired ones too, is for administrators alone.
+ */
+export const tokenPolicies: TokenRules = {
+  create: holdsToken,
+  revoke: holdsToken,
+  administer: administrator,
 };

@@ -7,6 +7,7 @@ import { apiTokens } from './migrations/0003-api-tokens.js';
 import { tokenLineage } from './migrations/0004-token-lineage.js';
 import { terrakubeUiRecords } from './migrations/0005-terrakube-ui-records.js';
 import { listIndexes } from './migrations/0006-list-indexes.js';
+import { tokenAudit } from './migrations/0007-token-audit.js';
 
 /** The one migration history of both stores, in order; a migration, once released, never changes. */
 function migrations(dialect: Dialect): Record<string, Migration> {
@@ -17,6 +18,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0004-token-lineage': tokenLineage(dialect),
     '0005-terrakube-ui-records': terrakubeUiRecords(dialect),
     '0006-list-indexes': listIndexes(),
+    '0007-token-audit': tokenAudit(dialect),
   };
 }
 

@@ -1,6 +1,6 @@
-import type { ApiTokens } from '../../auth/api-tokens.js';
 import { trackedKinds } from '../../auth/tokens.js';
-import { requireCaller } from '../plugins/authentication.js';
+import type { Engine } from '../../engine/index.js';
+import { sessionOf } from './request-session.js';
 import type { DescribedRoute, JsonSchema } from './described-route.js';
 
 const base = '/admin/v1/tokens';
@@ -33,7 +33,7 @@ const tokenRecord: JsonSchema = {
  * /access-token/v1/teams and /pat/v1 do not show their callers, such as another user's personal
  * tokens, and revocation of any of them with the tokens created from it.
  */
-export function adminTokenRoutes(apiTokens: ApiTokens): DescribedRoute[] {
+export function adminTokenRoutes(engine: Engine): DescribedRoute[] {
   return [
     {
       method: 'GET',
@@ -51,7 +51,7 @@ export function adminTokenRoutes(apiTokens: ApiTokens): DescribedRoute[] {
       errors: [400, 401, 403],
       handler: async (request, reply) => {
         const { includeInactive } = request.query as { includeInactive?: 'true' | 'false' };
-        return reply.send(await apiTokens.listAll(requireCaller(request), includeInactive === 'true'));
+        return reply.send(await sessionOf(engine, request, reply).listEveryToken(includeInactive === 'true'));
       },
     },
     {
@@ -63,7 +63,7 @@ export function adminTokenRoutes(apiTokens: ApiTokens): DescribedRoute[] {
       success: { status: 202, description: 'Revoked, or already revoked.' },
       errors: [401, 403, 404],
       handler: async (request, reply) => {
-        await apiTokens.revokeAny(requireCaller(request), (request.params as { tokenId: string }).tokenId);
+        await sessionOf(engine, request, reply).revokeAnyToken((request.params as { tokenId: string }).tokenId);
         // As the other token endpoints answer a revocation.
         return reply.code(202).send();
       },

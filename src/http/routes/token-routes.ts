@@ -1,4 +1,4 @@
-import { tokenRequestOf, type ApiTokens, type TokenRequestBody } from '../../auth/api-tokens.js';
+import { tokenRequestOf, type TokenRequestBody } from '../../auth/api-tokens.js';
 import { trackedKinds, type TrackedKind } from '../../auth/tokens.js';
 import type { Engine } from '../../engine/index.js';
 import { idParameter } from '../../jsonapi/routes.js';
@@ -69,7 +69,7 @@ const issuedToken: JsonSchema = { ...tokenView, properties: { ...(tokenView.prop
  * team tokens at /access-token/v1/teams (with the caller's groups and permissions beside them)
  * and personal tokens at /pat/v1.
  */
-export function tokenRoutes(apiTokens: ApiTokens, engine: Engine, permissionScopes: readonly string[]): DescribedRoute[] {
+export function tokenRoutes(engine: Engine, permissionScopes: readonly string[]): DescribedRoute[] {
   const routes: DescribedRoute[] = [];
   for (const kind of trackedKinds) {
     const { base, noun, operation: id, forGroup } = endpoints[kind];
@@ -83,7 +83,7 @@ export function tokenRoutes(apiTokens: ApiTokens, engine: Engine, permissionScop
         success: { status: 201, description: 'The token and its record.', schema: issuedToken },
         errors: [400, 401, 403, 415],
         handler: async (request, reply) => {
-          const issued = await apiTokens.issue(requireCaller(request), kind, tokenRequestOf(request.body as TokenRequestBody));
+          const issued = await sessionOf(engine, request, reply).issueToken(kind, tokenRequestOf(request.body as TokenRequestBody));
           return reply.code(201).send(issued);
         },
       },
@@ -96,7 +96,7 @@ export function tokenRoutes(apiTokens: ApiTokens, engine: Engine, permissionScop
           : "The caller's live personal tokens",
         success: { status: 200, description: 'Tokens, without their strings.', schema: { type: 'array', items: tokenView } },
         errors: [401],
-        handler: async (request, reply) => reply.send(await apiTokens.list(requireCaller(request), kind)),
+        handler: async (request, reply) => reply.send(await sessionOf(engine, request, reply).listTokens(kind)),
       },
       {
         method: 'DELETE',
@@ -107,7 +107,7 @@ export function tokenRoutes(apiTokens: ApiTokens, engine: Engine, permissionScop
         success: { status: 202, description: 'Revoked.' },
         errors: [401, 404],
         handler: async (request, reply) => {
-          await apiTokens.revoke(requireCaller(request), kind, (request.params as { tokenId: string }).tokenId);
+          await sessionOf(engine, request, reply).revokeToken(kind, (request.params as { tokenId: string }).tokenId);
           // Existing clients require 202 here.
           return reply.code(202).send();
         },

@@ -3,45 +3,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import {
-  sql,
-  type Compilable,
-  DummyDriver,
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-} from 'kysely';
+import { sql, type Compilable } from 'kysely';
+import { compileOnly } from './compile-only.ts';
 import type { QueryShape, VisibilityShape } from '../src/engine/query-shapes.ts';
 import type { QueryBasis } from '../src/engine/scope.ts';
 import { buildShape } from '../src/engine/shaped-queries.ts';
-import { attributeFields, type Database, type ResourceDeclaration } from '../src/model/index.ts';
+import { attributeFields, type ResourceDeclaration } from '../src/model/index.ts';
 import { registry } from '../src/resources/index.ts';
 import type { Dialect } from '../src/store/database.ts';
 import { QueryShapes } from '../src/store/query-shapes.ts';
-
-/** A query builder that compiles and never runs. */
-function compiler(dialect: Dialect): Kysely<Database> {
-  return new Kysely<Database>({
-    dialect:
-      dialect === 'sqlite'
-        ? {
-            createAdapter: () => new SqliteAdapter(),
-            createDriver: () => new DummyDriver(),
-            createIntrospector: (db) => new SqliteIntrospector(db),
-            createQueryCompiler: () => new SqliteQueryCompiler(),
-          }
-        : {
-            createAdapter: () => new PostgresAdapter(),
-            createDriver: () => new DummyDriver(),
-            createIntrospector: (db) => new PostgresIntrospector(db),
-            createQueryCompiler: () => new PostgresQueryCompiler(),
-          },
-  });
-}
 
 /** How many records a record's path names above it, up to the tenant. */
 function depthOf(resource: ResourceDeclaration): number {
@@ -109,7 +79,7 @@ function checkedSql(build: Build, shape: QueryShape): string {
 }
 
 function render(dialect: Dialect): string {
-  const basis: QueryBasis = { registry, store: { db: compiler(dialect), dialect } };
+  const basis: QueryBasis = { registry, store: { db: compileOnly(dialect), dialect } };
   const build: Build = (shape, values) => buildShape(basis, shape, values);
   const texts: string[] = [];
   for (const resource of registry.all()) {
@@ -131,7 +101,7 @@ describe('query shapes', () => {
   }
 
   it('notices a value built into the text, so the check above can fail', () => {
-    const db = compiler('sqlite');
+    const db = compileOnly('sqlite');
     const shape: QueryShape = { kind: 'record', type: 'organization', lock: false, visibility: member(0) };
     const leaky: Build = (_shape, values) =>
       db

@@ -3,20 +3,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import {
-  DummyDriver,
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-} from 'kysely';
+import { compileOnly } from './compile-only.ts';
 import { registry } from '../src/resources/index.ts';
 import { compileFilter } from '../src/rsql/compile.ts';
 import { parseFilter } from '../src/rsql/parse.ts';
-import type { Database, Dialect } from '../src/store/database.ts';
+import type { Dialect } from '../src/store/database.ts';
 
 /** The SQL the RSQL compiler emits, kept in review: a change to it shows up as a snapshot diff. */
 const filters: [type: string, rsql: string][] = [
@@ -33,27 +24,8 @@ const filters: [type: string, rsql: string][] = [
   ['template', '(name==a,name==b);(version=isnull=false,description!=x)'],
 ];
 
-function compiler(dialect: Dialect): Kysely<Database> {
-  return new Kysely<Database>({
-    dialect:
-      dialect === 'sqlite'
-        ? {
-            createAdapter: () => new SqliteAdapter(),
-            createDriver: () => new DummyDriver(),
-            createIntrospector: (db) => new SqliteIntrospector(db),
-            createQueryCompiler: () => new SqliteQueryCompiler(),
-          }
-        : {
-            createAdapter: () => new PostgresAdapter(),
-            createDriver: () => new DummyDriver(),
-            createIntrospector: (db) => new PostgresIntrospector(db),
-            createQueryCompiler: () => new PostgresQueryCompiler(),
-          },
-  });
-}
-
 function render(dialect: Dialect): string {
-  const db = compiler(dialect);
+  const db = compileOnly(dialect);
   return filters
     .map(([type, rsql]) => {
       const resource = registry.get(type);

@@ -77,11 +77,11 @@ export async function updateRelationship(
   scope: Scope,
   address: RecordAddress,
   name: string,
-  relationship: NamedRelationship,
   readLinkage: () => Linkage | null,
   precondition?: Precondition,
 ): Promise<void> {
   const { resource } = address;
+  const relationship = relationshipNamed(scope, resource, name);
   const at: Place = { relationship: name, part: 'linkage' };
   await changeRecord(scope, address, 'update', precondition, async (tx, row, tenantId) => {
     if (relationship.kind === 'toMany' || (relationship.kind === 'unmodeled' && relationship.many)) {

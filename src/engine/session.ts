@@ -107,15 +107,9 @@ export class Session {
     return deleteRecord(this.scope, address, precondition);
   }
 
-  /** Links a to-one relationship of a record to another record, or unlinks it (null). */
-  link(
-    address: RecordAddress,
-    name: string,
-    relationship: NamedRelationship,
-    readLinkage: () => Linkage | null,
-    precondition?: Precondition,
-  ): Promise<void> {
-    return updateRelationship(this.scope, address, name, relationship, readLinkage, precondition);
+  /** Links the to-one relationship `name` of a record to another record, or unlinks it (null). */
+  link(address: RecordAddress, name: string, readLinkage: () => Linkage | null, precondition?: Precondition): Promise<void> {
+    return updateRelationship(this.scope, address, name, readLinkage, precondition);
   }
 
   /** The caller's permission flags in a tenant, or in a record directly inside it (404 when it cannot see it). */

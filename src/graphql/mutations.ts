@@ -60,7 +60,7 @@ export function mutateRelated(
     const holds = registry.parentOf(target) === owner.resource && registry.parentLink(target)?.column === relationship.column;
     // Any other to-many relationship changes through the records it lists: the engine refuses it as a whole.
     if (!holds) {
-      await context.session.link(ownerAddress, name, relationship, () => null);
+      await context.session.link(ownerAddress, name, () => null);
       return emptyConnection(target);
     }
     const ancestors: PathStep[] = [{ resource: owner.resource, id: ownerAddress.id }];
@@ -69,7 +69,7 @@ export function mutateRelated(
         // Taking a record out of its parent's list moves it out of its parent, which the engine refuses.
         for (const id of idsOf(args)) {
           const parent = target.parent ?? '';
-          await context.session.link({ resource: target, ancestors, id }, parent, context.session.relationship(target, parent), () => null);
+          await context.session.link({ resource: target, ancestors, id }, parent, () => null);
         }
         return emptyConnection(target);
       case 'DELETE':
@@ -106,7 +106,7 @@ async function writeLink(
   const linked = (id: string): RecordAddress => ({ resource: target, through: { record: owner, relationship }, id });
   if (op === 'REMOVE' || op === 'DELETE') {
     const id = (await session.find(owner))[relationship.column];
-    if (op === 'REMOVE') await session.link(owner, name, relationship, () => null);
+    if (op === 'REMOVE') await session.link(owner, name, () => null);
     else if (typeof id === 'string') await session.delete(linked(id));
     return emptyConnection(target);
   }
@@ -114,7 +114,7 @@ async function writeLink(
   if (record === undefined || dataRecords(args).length > 1) throw invalidData(`A to-one relationship takes one record in data.`);
   const id = idIn(record);
   if (id === undefined) throw invalidData(`Relationship ${name} links an existing ${target.type}: give its id.`);
-  if (op === 'UPSERT') await session.link(owner, name, relationship, () => ({ type: target.type, id }));
+  if (op === 'UPSERT') await session.link(owner, name, () => ({ type: target.type, id }));
   const changes = Object.keys(record).some((key) => key !== 'id');
   if (changes || op === 'UPDATE') return written(target, [await update(context, linked(id), record)]);
   return written(target, [await session.find(linked(id))]);

@@ -91,7 +91,7 @@ export class AtomicOperations {
         }
         // A to-many relationship is refused (403) once the record is found and writable, as PATCH refuses it.
         try {
-          await batch.link(plan.address, plan.name, relationship, () => parseLinkageDocument({ data: plan.data }));
+          await batch.link(plan.address, plan.name, () => parseLinkageDocument({ data: plan.data }));
         } catch (error) {
           throw inDocument(error, 'linkage');
         }

@@ -73,11 +73,12 @@ export async function handle(session: Session, registry: Registry, route: Route,
       return readRelationshipRoute(session, registry, route, request);
     case 'updateRelationship': {
       const name = request.params.relationship ?? '';
-      const relationship = session.relationship(resource, name);
+      // A relationship the resource does not have is a 404 before anything else of the request is judged.
+      session.relationship(resource, name);
       parseReadQuery(request.query, resource, registry);
       const readLinkage = () => parseLinkageDocument(request.body);
       try {
-        await session.link(recordAt(route.mount, request.params), name, relationship, readLinkage, preconditionOf(request));
+        await session.link(recordAt(route.mount, request.params), name, readLinkage, preconditionOf(request));
       } catch (error) {
         throw inDocument(error, 'linkage');
       }

@@ -1,7 +1,33 @@
 /** The Markdown summary of a benchmark run: each figure, its ceiling and their ratio. */
-import type { Measured, StoreResult } from './run.ts';
+import type { LoadResult } from './load.ts';
+import type { StoreKind } from './servers.ts';
 
-interface Run {
+export interface Measured extends LoadResult {
+  peakRssMiB: number;
+}
+export interface ThroughputScenario {
+  name: string;
+  connections: number;
+  stratum: Measured[];
+  ceiling: Measured[];
+}
+export interface LatencyScenario {
+  name: string;
+  stratum: { p50: number; p99: number };
+  ceiling: { p50: number; p99: number };
+}
+export interface StoreResult {
+  store: StoreKind;
+  items: number;
+  seedSeconds: number;
+  startMs: number[];
+  idleRssMiB: number;
+  growth: { seconds: number; beforeMiB: number; afterMiB: number };
+  throughput: ThroughputScenario[];
+  latency: LatencyScenario[];
+}
+
+export interface Run {
   date: string;
   host: { cpus: number; memoryGiB: number; node: string };
   durationSeconds: number;

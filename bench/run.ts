@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.ts';
 import { TokenSigner } from '../src/auth/tokens.ts';
 import type { LoadJob, LoadResult } from './load.ts';
-import { summarize } from './report.ts';
+import { summarize, type LatencyScenario, type Measured, type StoreResult, type ThroughputScenario } from './report.ts';
 import { seed, type SeededIds } from './seed.ts';
 import { createStore, residentMiB, startCeiling, startStratum, type BenchStore, type RunningServer, type StoreKind } from './servers.ts';
 
@@ -35,31 +35,6 @@ const { values } = parseArgs({
 });
 const durationSeconds = Number(values.duration);
 const rounds = Number(values.rounds);
-
-export interface Measured extends LoadResult {
-  peakRssMiB: number;
-}
-export interface ThroughputScenario {
-  name: string;
-  connections: number;
-  stratum: Measured[];
-  ceiling: Measured[];
-}
-export interface LatencyScenario {
-  name: string;
-  stratum: { p50: number; p99: number };
-  ceiling: { p50: number; p99: number };
-}
-export interface StoreResult {
-  store: StoreKind;
-  items: number;
-  seedSeconds: number;
-  startMs: number[];
-  idleRssMiB: number;
-  growth: { seconds: number; beforeMiB: number; afterMiB: number };
-  throughput: ThroughputScenario[];
-  latency: LatencyScenario[];
-}
 
 /** Runs one load job in its own process while sampling the server's resident memory. */
 async function load(job: LoadJob, pid: number): Promise<Measured> {

@@ -23,6 +23,9 @@ export const serverScript = path.join(root, 'dist', 'server.js');
 export const cliScript = path.join(root, 'dist', 'cli.js');
 const postgresBase = process.env.STRATUM_TEST_POSTGRES ?? `postgres://${os.userInfo().username}@127.0.0.1:5432/test`;
 
+/** The PostgreSQL database the tests make theirs from, for a test that talks to PostgreSQL itself. */
+export const postgresUrl = () => postgresBase;
+
 export const adminGroup = 'STRATUM_ADMIN';
 
 export interface Response {

@@ -8,11 +8,17 @@ export type DatabaseFailure =
   | { kind: 'foreignKey' }
   | { kind: 'missing' }
   | { kind: 'outOfRange' }
+  /** More values or terms than the database takes in one statement. */
+  | { kind: 'tooLarge' }
   | { kind: 'unavailable' }
   | { kind: 'contention' };
 
 const postgresUnavailable = new Set(['57P01', '57P02', '57P03', '53300', '53000', '08000', '08001', '08003', '08004', '08006']);
 const networkUnavailable = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
+/** PostgreSQL's program limits: a statement too complex, too many columns or arguments. */
+const postgresTooLarge = new Set(['54000', '54001', '54011', '54023']);
+/** SQLite's limits of one statement, which it reports as a plain SQLITE_ERROR. */
+const sqliteTooLarge = /^too many (SQL variables|terms in ORDER BY clause|terms in compound SELECT|columns|arguments on function)/;
 /** Values PostgreSQL refuses: numbers out of range, text it cannot represent (NUL), malformed input. */
 const postgresOutOfRange = new Set(['22003', '22P02', '22021', '22001', '22007', '22008']);
 
@@ -39,6 +45,9 @@ export function classifyDatabaseError(error: unknown): DatabaseFailure | undefin
   // statement_timeout: the database was too slow for this request, as if unavailable for it.
   if (code === '57014') return { kind: 'unavailable' };
   if (typeof code === 'string' && postgresOutOfRange.has(code)) return { kind: 'outOfRange' };
+  if (typeof code === 'string' && postgresTooLarge.has(code)) return { kind: 'tooLarge' };
+  // More than 65535 parameters: the count in the protocol's bind message wraps around.
+  if (code === '08P01' && /^bind message has \d+ parameter formats/.test(error.message)) return { kind: 'tooLarge' };
   if (typeof code === 'string' && (postgresUnavailable.has(code) || networkUnavailable.has(code))) return { kind: 'unavailable' };
   if (
     /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end/.test(
@@ -63,6 +72,7 @@ function classifySqlite(error: InstanceType<typeof Sqlite.SqliteError>): Databas
   if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return { kind: 'foreignKey' };
   if (code === 'SQLITE_CONSTRAINT_NOTNULL') return { kind: 'missing' };
   if (code === 'SQLITE_TOOBIG' || code === 'SQLITE_MISMATCH') return { kind: 'outOfRange' };
+  if (code === 'SQLITE_ERROR' && sqliteTooLarge.test(error.message)) return { kind: 'tooLarge' };
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || code === 'SQLITE_FULL' || code.startsWith('SQLITE_IOERR')) {
     return { kind: 'unavailable' };
   }
@@ -91,6 +101,11 @@ export function databaseApiError(error: unknown, resource?: ResourceDeclaration)
       return new ApiError(422, { code: 'required', detail: 'A required value or relationship is missing.' });
     case 'outOfRange':
       return new ApiError(400, { code: 'invalid_value', detail: 'A value is outside what the database can store or compare.' });
+    case 'tooLarge':
+      return new ApiError(400, {
+        code: 'request_too_large',
+        detail: 'The request asks the database for more values or terms than it takes in one statement; ask for fewer.',
+      });
     case 'unavailable':
       return unavailable();
     case 'contention':

@@ -7,6 +7,7 @@ import Sqlite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.ts';
 import { embeddedDatabaseFile, openStore, type Store } from '../src/store/database.ts';
+import { withStatementCache } from '../src/store/sqlite-statements.ts';
 
 /**
  * The embedded store keeps its statements prepared and reads rows as arrays, making the objects
@@ -77,5 +78,34 @@ describe('the embedded store’s kept statements', () => {
     assert.deepEqual(returned, [{ a: 'three', b: 3 }]);
     const result = await sql`update shapes set b = b + 1 where b is not null`.execute(store.db);
     assert.equal(result.numAffectedRows, 2n);
+  });
+
+  it('keeps statements bounded in bytes: a long text is prepared each time, and many texts push out the oldest', () => {
+    const handle = new Sqlite(':memory:');
+    let prepared = 0;
+    const counting = new Proxy(handle, {
+      get: (target, name, receiver) => {
+        if (name !== 'prepare') return Reflect.get(target, name, receiver) as unknown;
+        return (text: string) => {
+          prepared++;
+          return target.prepare(text);
+        };
+      },
+    });
+    const cache = withStatementCache(counting);
+    // A caller's filter can make a long text: kept, it would hold its memory for good.
+    const long = `select 1 where '${'x'.repeat(20 * 1024)}' <> ''`;
+    cache.prepare(long);
+    cache.prepare(long);
+    assert.equal(prepared, 2);
+    // 15 KiB texts, each different: 4 MiB holds fewer than 300 of them, so the first is gone when it comes back.
+    const text = (i: number) => `select ${i} where '${'x'.repeat(15 * 1024)}' <> ''`;
+    prepared = 0;
+    for (let i = 0; i < 300; i++) cache.prepare(text(i));
+    cache.prepare(text(299));
+    assert.equal(prepared, 300, 'the latest is kept');
+    cache.prepare(text(0));
+    assert.equal(prepared, 301, 'the oldest was pushed out');
+    handle.close();
   });
 });

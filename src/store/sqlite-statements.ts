@@ -1,8 +1,15 @@
 import type Sqlite from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
-/** Prepared statements kept per SQL text; texts vary only with the length of value lists. */
+/**
+ * Prepared statements kept per SQL text, at most so many and so much text: a caller's filter shapes
+ * its statement's text, so kept statements are bounded in bytes too, and one longer than any hot
+ * query is prepared each time and not kept. SQLite refuses a statement it cannot take when it is
+ * prepared, before it could be kept.
+ */
 const cachedStatements = 500;
+const cachedTextBytes = 4 * 1024 * 1024;
+const longestKeptText = 16 * 1024;
 
 /** A statement that changes the schema: the columns of a `select *` kept prepared may change with it. */
 const schemaChange = /^\s*(create|alter|drop)\b/i;
@@ -16,6 +23,13 @@ const schemaChange = /^\s*(create|alter|drop)\b/i;
  */
 export function withStatementCache(handle: Sqlite.Database): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
+  let keptBytes = 0;
+  const forgetOldest = () => {
+    const oldest = statements.keys().next().value;
+    if (oldest === undefined) return;
+    statements.delete(oldest);
+    keptBytes -= oldest.length;
+  };
   return {
     close: () => handle.close(),
     prepare: (text: string) => {
@@ -27,10 +41,13 @@ export function withStatementCache(handle: Sqlite.Database): SqliteDatabase {
         const prepared = handle.prepare(text);
         if (!prepared.reader && schemaChange.test(text)) {
           statements.clear();
+          keptBytes = 0;
           return prepared;
         }
         statement = prepared.reader ? rowsAsObjects(prepared) : prepared;
-        if (statements.size >= cachedStatements) statements.delete(statements.keys().next().value ?? '');
+        if (text.length > longestKeptText) return statement;
+        while (statements.size > 0 && (statements.size >= cachedStatements || keptBytes + text.length > cachedTextBytes)) forgetOldest();
+        keptBytes += text.length;
       }
       statements.set(text, statement);
       return statement;

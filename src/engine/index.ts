@@ -5,21 +5,11 @@
 export { Engine, explainFailure, isContention, type EngineDependencies } from './engine.js';
 export { Session, type CreatedRecord, type RecordRead } from './session.js';
 export type { IssuedToken } from './tokens.js';
-export { recordKey, type IncludedRecord, type IncludeResult } from './include.js';
+export { recordKey, type IncludeResult } from './include.js';
 export type { InputReader, LinkDraft, RecordDraft } from './input.js';
-export { maxIds, maxSortKeys, type Argument, type ListDraft, type PageDraft } from './list-input.js';
+export type { Argument, ListDraft, PageDraft } from './list-input.js';
 export type { CollectionAddress, PathStep, RecordAddress } from './locate.js';
-export {
-  defaultPageSize,
-  maxPageSize,
-  noIncludes,
-  type Filter,
-  type IncludeTree,
-  type ListOptions,
-  type Page,
-  type ReadOptions,
-  type SortKey,
-} from './options.js';
+export { defaultPageSize, maxPageSize, noIncludes, type IncludeTree, type Page, type ReadOptions } from './options.js';
 export type { PermissionPlace } from './permissions.js';
 export type { ListResult } from './queries.js';
 export type { RecordPage, RecordResult } from './read.js';

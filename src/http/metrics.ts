@@ -13,13 +13,14 @@ const unmatched = 'unmatched';
 
 /**
  * The service's Prometheus metrics: requests by route pattern, method and status, their latency,
- * the database connections, and the process's own (CPU, memory, event loop, garbage collection).
+ * the errors inside GraphQL answers by code, the database connections, and the process's own (CPU, memory, event loop, garbage collection).
  * A registry of its own, so nothing else registered in the process leaks into the scrape.
  */
 export class Metrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly duration: Histogram<'method' | 'route' | 'status'>;
+  private readonly graphqlErrors: Counter<'code'>;
   /** Requests arrived and not yet answered: what a stop waits for, and a sign of a backlog. */
   readonly inFlight: Gauge;
 
@@ -36,6 +37,12 @@ export class Metrics {
       help: 'Time from a request arriving to its answer being sent, by route pattern, method and status.',
       labelNames: ['method', 'route', 'status'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [this.registry],
+    });
+    this.graphqlErrors = new Counter({
+      name: 'stratum_graphql_errors_total',
+      help: 'Errors in GraphQL answers, by code: a GraphQL answer is 200 whatever failed inside, so the requests counter cannot tell.',
+      labelNames: ['code'],
       registers: [this.registry],
     });
     this.inFlight = new Gauge({
@@ -67,6 +74,11 @@ export class Metrics {
     const labels = { method, route: route ?? unmatched, status: String(status) };
     this.requests.inc(labels);
     this.duration.observe(labels, seconds);
+  }
+
+  /** Counts the errors of one GraphQL answer, one per error; their codes are the API's own, a short fixed list. */
+  countGraphQLErrors(codes: readonly string[]): void {
+    for (const code of codes) this.graphqlErrors.inc({ code });
   }
 }
 

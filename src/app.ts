@@ -94,7 +94,7 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
     allowedMethods.add(route.method, route.url);
   });
   clientErrors.watch(app.server);
-  capConnections(app.server, config.connections.maxConnections, log);
+  capConnections(app.server, config.connections.maxConnections, log, 'api');
 
   const engine = new Engine({ registry, writePolicies, store, cipher, responseMemory: config.responseMemory });
   const routes = routesOf(registry);

@@ -7,7 +7,7 @@ import { errorRendering } from '../src/http/plugins/error-rendering.ts';
 import { arrival } from '../src/http/plugins/arrival.ts';
 import { requestIdOf, stampRequestId } from '../src/http/plugins/request-id.ts';
 import { requestLog } from '../src/http/plugins/request-log.ts';
-import { createOrganization, describeEachStore, eventually, type TestServer } from './harness.ts';
+import { createOrganization, describeEachStore, eventually, metricsUrl, type TestServer } from './harness.ts';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -116,13 +116,6 @@ describeEachStore('request ids and the request log', (context) => {
     assert.ok(!context.server.logs.some((line) => line.includes('metrics listening')));
   });
 });
-
-/** Where a server serves its metrics, from its "metrics listening" line. */
-function metricsUrl(server: TestServer): string {
-  const line = server.logs.map((text) => JSON.parse(text) as Record<string, unknown>).find((l) => l.msg === 'metrics listening');
-  assert.ok(line !== undefined, 'no "metrics listening" line');
-  return String(line.metrics);
-}
 
 /** The value of one series in a scrape, NaN when it is not there. */
 function seriesValue(scrape: string, series: string): number {

@@ -1,6 +1,8 @@
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ConnectionLimits, MetricsListener } from '../config.js';
+import type { Logger } from '../log.js';
+import { capConnections, limitedServer } from './plugins/connections.js';
 
 /** What the gauges read of the database: its kind, and how its connections are used. */
 export interface DatabaseUse {
@@ -84,13 +86,17 @@ export class Metrics {
 
 /**
  * Serves `/metrics` on a listener of its own, apart from the API: a scraper needs no token, and
- * the port can stay inside the cluster while the API's is exposed.
+ * the port can stay inside the cluster while the API's is exposed. Anyone who reaches it may
+ * connect, so it has the API's timeouts and a small connection cap of its own: connections held
+ * open on it cannot take the descriptors the API accepts with.
  */
 export async function serveMetrics(
   metrics: Metrics,
-  where: { host: string; port: number },
+  where: MetricsListener,
+  limits: ConnectionLimits,
+  log: Logger,
 ): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = http.createServer((request, response) => {
+  const server = limitedServer(limits, (request, response) => {
     const path = (request.url ?? '').split('?')[0];
     if (path !== '/metrics' || request.method !== 'GET') {
       const known = path === '/metrics';
@@ -109,6 +115,7 @@ export async function serveMetrics(
       },
     );
   });
+  capConnections(server, where.maxConnections, log, 'metrics');
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(where.port, where.host, () => resolve());

@@ -236,7 +236,8 @@ export function inspectConfig(env: NodeJS.ProcessEnv = process.env): { config: C
 /**
  * STRATUM_CORS_ORIGINS: a comma-separated list of origins as browsers send them
  * (`https://ui.example.com`, `http://localhost:3000`). Answers to these origins allow credentials,
- * which browsers refuse together with a wildcard, so `*` is not accepted: each origin is named.
+ * which browsers refuse together with a wildcard, so `*` is not accepted, nor a pattern with one
+ * (`https://*.example.com`): each origin is named.
  */
 function parseOrigins(raw: string | undefined, problems: string[]): string[] {
   const origins: string[] = [];
@@ -244,6 +245,11 @@ function parseOrigins(raw: string | undefined, problems: string[]): string[] {
     if (entry === '') continue;
     if (entry === '*') {
       problems.push('STRATUM_CORS_ORIGINS must name each origin: "*" cannot be combined with the credentials the web UI may send');
+      continue;
+    }
+    // A URL parser takes `*` as part of a host name, so the pattern would stand as one literal origin.
+    if (entry.includes('*')) {
+      problems.push(`STRATUM_CORS_ORIGINS must name each origin: "${entry}" is a pattern, which no browser sends as its origin`);
       continue;
     }
     const origin = /^https?:\/\/[^/?#@\s]+\/?$/i.test(entry) ? originOf(entry) : undefined;

@@ -15,8 +15,9 @@ const unmatched = 'unmatched';
 
 /**
  * The service's Prometheus metrics: requests by route pattern, method and status, their latency,
- * the errors inside GraphQL answers by code, the database connections, and the process's own (CPU, memory, event loop, garbage collection).
- * A registry of its own, so nothing else registered in the process leaks into the scrape.
+ * the errors inside GraphQL answers by code, the database connections, and the process's own
+ * (CPU, memory, event loop, garbage collection). A registry of its own, so nothing else
+ * registered in the process leaks into the scrape.
  */
 export class Metrics {
   readonly registry = new Registry();

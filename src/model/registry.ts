@@ -15,9 +15,9 @@ export interface ClientConventions {
 
 /**
  * Every declared resource, checked once when the service starts: each link (and each attribute
- * that holds a record's id) names a declared type,
- * exactly one resource is the tenant, and every other one reaches it through its parents. Lookups
- * by name are own-property only, so a client-chosen name can never reach a built-in property.
+ * that holds a record's id) names a declared type, exactly one resource is the tenant, and every
+ * other one reaches it through its parents. Lookups by name are own-property only, so a
+ * client-chosen name can never reach a built-in property.
  */
 export class Registry {
   private readonly byType = new Map<string, ResourceDeclaration>();

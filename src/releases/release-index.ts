@@ -133,7 +133,8 @@ async function fetchWithinHost(upstream: string, signal: AbortSignal): Promise<R
     if (redirects === maxRedirects) throw new Error(`the upstream redirected more than ${maxRedirects} times`);
     const next = new URL(location, url);
     // The host only: the rest of the address may carry credentials.
-    if (next.host !== origin.host) throw new Error(`the upstream redirected to another host, ${next.host}; set the URL it names`);
+    if (next.host !== origin.host)
+      throw new Error(`the upstream redirected to another host, ${next.host}; configure its URL if that host is right`);
     if (url.protocol === 'https:' && next.protocol !== 'https:') throw new Error('the upstream redirected from https to http');
     url = next;
   }

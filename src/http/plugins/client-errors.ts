@@ -45,12 +45,12 @@ export class ClientErrorAnswers {
       return;
     }
     const body = JSON.stringify(errorDocument(apiError));
-    const crossOrigin = Object.entries(this.crossOrigin(originOf(error, response))).map(([name, value]) => `${name}: ${value}`);
+    const corsLines = Object.entries(this.crossOrigin(originOf(error, response))).map(([name, value]) => `${name}: ${value}`);
     const head = [
       `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status] ?? 'Error'}`,
       `Content-Type: ${mediaType}`,
       `Content-Length: ${Buffer.byteLength(body)}`,
-      ...crossOrigin,
+      ...corsLines,
       'Connection: close',
     ];
     socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
@@ -93,7 +93,7 @@ export class ClientErrorAnswers {
  * which hold the Origin line when it came in the same read. Only an allowed origin is ever echoed.
  */
 function originOf(error: ConnectionError, response: ServerResponse | undefined): string | undefined {
-  if (response !== undefined && !response.headersSent && !response.writableFinished) return response.req.headers.origin;
+  if (response !== undefined && !response.headersSent) return response.req.headers.origin;
   const read = (error as ConnectionError & { rawPacket?: unknown }).rawPacket;
   if (!Buffer.isBuffer(read)) return undefined;
   const text = read.toString('latin1');

@@ -14,7 +14,7 @@ import { authentication } from './http/plugins/authentication.js';
 import { bodyParsing } from './http/plugins/body-parsing.js';
 import { ClientErrorAnswers } from './http/plugins/client-errors.js';
 import { capConnections, closeUnlessBodyRead, refuseWhileClosing, serverTimeouts } from './http/plugins/connections.js';
-import { crossOrigin } from './http/plugins/cross-origin.js';
+import { crossOrigin, crossOriginHeaders } from './http/plugins/cross-origin.js';
 import { registerDescribedRoutes } from './http/routes/described-route.js';
 import { docs } from './http/routes/docs.js';
 import { errorRendering, renderError } from './http/plugins/error-rendering.js';
@@ -67,7 +67,8 @@ const maxBodyBytes = 1024 * 1024;
 export function buildApp({ config, store: given, signingKey, cipher, log, metrics }: AppDependencies): FastifyInstance {
   const store: Store = log.isLevelEnabled('trace') ? { ...given, db: withStatementLog(given.db, log) } : given;
   const render = renderError(log);
-  const clientErrors = new ClientErrorAnswers(config.connections, log);
+  const corsHeaders = crossOriginHeaders(config.corsOrigins);
+  const clientErrors = new ClientErrorAnswers(config.connections, log, corsHeaders);
   const app = Fastify({
     logger: false,
     ...serverTimeouts(config.connections),
@@ -85,7 +86,8 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
     // Errors raised before routing (a path with bad percent-encoding) get the same rendering as any other.
     frameworkErrors: (error, request, reply) => {
       reply.raw.once('finish', () => logRequest(log, request, reply));
-      void render(error, request, reply);
+      // Before routing, so @fastify/cors never saw the request.
+      void render(error, request, reply.headers(corsHeaders(request.headers.origin)));
     },
   });
   // Before any route is added: a known path asked with another method is then a 405, not a 404.
@@ -94,7 +96,7 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
     allowedMethods.add(route.method, route.url);
   });
   clientErrors.watch(app.server);
-  capConnections(app.server, config.connections.maxConnections, log);
+  capConnections(app.server, config.connections.maxConnections, log, 'api');
 
   const routes = routesOf(registry);
   const signer = new TokenSigner(signingKey, config.adminGroup);

@@ -36,7 +36,7 @@ export interface Config {
   /** How long a stopping server lets requests in flight finish before it closes their connections. */
   shutdownTimeoutMs: number;
   /** Where Prometheus metrics are served, on a listener of their own; undefined: not served. */
-  metrics: { host: string; port: number } | undefined;
+  metrics: MetricsListener | undefined;
   releases: ReleaseSettings;
 }
 
@@ -51,6 +51,14 @@ export interface ReleaseSettings {
   timeoutMs: number;
 }
 
+/** The listener of the Prometheus metrics, apart from the API's. */
+export interface MetricsListener {
+  host: string;
+  port: number;
+  /** Connections open at once on it, taken out of STRATUM_MAX_CONNECTIONS. */
+  maxConnections: number;
+}
+
 /** How long a client may take and how many connections it may hold, so slow clients cannot hold the server. */
 export interface ConnectionLimits {
   /** The whole request, headers and body, must arrive within this. */
@@ -61,7 +69,10 @@ export interface ConnectionLimits {
   keepAliveTimeoutMs: number;
   /** A connection without traffic either way for this long is closed, even during a request. */
   connectionTimeoutMs: number;
-  /** Connections open at once; further ones are closed as they are accepted. */
+  /**
+   * Connections open at once on the API's listener, further ones closed as they are accepted:
+   * STRATUM_MAX_CONNECTIONS, less what the metrics listener may hold when metrics are served.
+   */
   maxConnections: number;
 }
 
@@ -72,6 +83,13 @@ export class ConfigError extends Error {
 }
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * Connections the metrics listener holds at once: a scraper keeps one open, so two Prometheus
+ * servers and a person with curl fit. They come out of STRATUM_MAX_CONNECTIONS, so that both
+ * listeners together stay within the file descriptors that setting is sized to.
+ */
+const metricsConnections = 10;
 
 /** Reads the configuration, listing every problem at once so an operator fixes them in one go. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -144,12 +162,29 @@ export function inspectConfig(env: NodeJS.ProcessEnv = process.env): { config: C
   const totalMiB = integer('STRATUM_RESPONSE_MEMORY_MIB', 128, 1, 65536);
   if (perAnswerMiB > totalMiB) problems.push('STRATUM_RESPONSE_MAX_MIB must not be larger than STRATUM_RESPONSE_MEMORY_MIB');
   const timeout = (name: string, fallback: number) => integer(name, fallback, 100, 3_600_000);
+  const port = integer('PORT', 8080, 0, 65535);
+  const host = nonEmpty(env.HOST) ?? '0.0.0.0';
+  const metricsPort = integer('STRATUM_METRICS_PORT', undefined, 0, 65535);
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
+    problems.push(`STRATUM_METRICS_PORT must differ from PORT (${port}): metrics are served on a listener of their own`);
+  }
+  // Loopback unless told otherwise: the listener answers anyone without a token.
+  const metrics: MetricsListener | undefined =
+    metricsPort === undefined
+      ? undefined
+      : { host: nonEmpty(env.STRATUM_METRICS_HOST) ?? '127.0.0.1', port: metricsPort, maxConnections: metricsConnections };
+  const connectionBudget = integer('STRATUM_MAX_CONNECTIONS', 500, 1, 100_000);
+  if (metrics !== undefined && connectionBudget <= metrics.maxConnections) {
+    problems.push(
+      `STRATUM_MAX_CONNECTIONS must be more than ${metrics.maxConnections} with STRATUM_METRICS_PORT set: the metrics listener's ${metrics.maxConnections} connections count in it`,
+    );
+  }
   const connections: ConnectionLimits = {
     requestTimeoutMs: timeout('STRATUM_REQUEST_TIMEOUT_MS', 30_000),
     headersTimeoutMs: timeout('STRATUM_HEADERS_TIMEOUT_MS', 10_000),
     keepAliveTimeoutMs: timeout('STRATUM_KEEP_ALIVE_TIMEOUT_MS', 5_000),
     connectionTimeoutMs: timeout('STRATUM_CONNECTION_TIMEOUT_MS', 60_000),
-    maxConnections: integer('STRATUM_MAX_CONNECTIONS', 500, 1, 100_000),
+    maxConnections: Math.max(1, connectionBudget - (metrics?.maxConnections ?? 0)),
   };
   // Node refuses a headers timeout longer than the request timeout, which includes the headers.
   if (connections.headersTimeoutMs > connections.requestTimeoutMs) {
@@ -158,12 +193,6 @@ export function inspectConfig(env: NodeJS.ProcessEnv = process.env): { config: C
     );
   }
 
-  const port = integer('PORT', 8080, 0, 65535);
-  const host = nonEmpty(env.HOST) ?? '0.0.0.0';
-  const metricsPort = integer('STRATUM_METRICS_PORT', undefined, 0, 65535);
-  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
-    problems.push(`STRATUM_METRICS_PORT must differ from PORT (${port}): metrics are served on a listener of their own`);
-  }
   const releaseUrl = (name: string, fallback: string): string | undefined => {
     const raw = nonEmpty(env[name]) ?? fallback;
     if (raw === 'none') return undefined;
@@ -198,7 +227,7 @@ export function inspectConfig(env: NodeJS.ProcessEnv = process.env): { config: C
     corsOrigins,
     connections,
     shutdownTimeoutMs: integer('STRATUM_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 3_600_000),
-    metrics: metricsPort === undefined ? undefined : { host: nonEmpty(env.STRATUM_METRICS_HOST) ?? host, port: metricsPort },
+    metrics,
     releases,
   };
   return { config, problems };
@@ -207,7 +236,8 @@ export function inspectConfig(env: NodeJS.ProcessEnv = process.env): { config: C
 /**
  * STRATUM_CORS_ORIGINS: a comma-separated list of origins as browsers send them
  * (`https://ui.example.com`, `http://localhost:3000`). Answers to these origins allow credentials,
- * which browsers refuse together with a wildcard, so `*` is not accepted: each origin is named.
+ * which browsers refuse together with a wildcard, so `*` is not accepted, nor a pattern with one
+ * (`https://*.example.com`): each origin is named.
  */
 function parseOrigins(raw: string | undefined, problems: string[]): string[] {
   const origins: string[] = [];
@@ -215,6 +245,11 @@ function parseOrigins(raw: string | undefined, problems: string[]): string[] {
     if (entry === '') continue;
     if (entry === '*') {
       problems.push('STRATUM_CORS_ORIGINS must name each origin: "*" cannot be combined with the credentials the web UI may send');
+      continue;
+    }
+    // A URL parser takes `*` as part of a host name, so the pattern would stand as one literal origin.
+    if (entry.includes('*')) {
+      problems.push(`STRATUM_CORS_ORIGINS must name each origin: "${entry}" is a pattern, which no browser sends as its origin`);
       continue;
     }
     const origin = /^https?:\/\/[^/?#@\s]+\/?$/i.test(entry) ? originOf(entry) : undefined;

@@ -7,7 +7,15 @@ import { fileURLToPath } from 'node:url';
 import { it } from 'node:test';
 import Sqlite from 'better-sqlite3';
 import { stratum } from './cli-run.ts';
-import { assertRefused, createDatabase, createOrganization, describeEachStore, eventually, staleTokenBoundMs } from './harness.ts';
+import {
+  assertError,
+  assertRefused,
+  createDatabase,
+  createOrganization,
+  describeEachStore,
+  eventually,
+  staleTokenBoundMs,
+} from './harness.ts';
 
 /** The released migrations, as the folder holds them: the commands must name every one. */
 const migrations = fs
@@ -135,6 +143,43 @@ describeEachStore('stratum migrate, check, tokens and backup', (context) => {
     const unknown = stratum(['tokens', 'revoke', '0192f3a0-8c4e-7d10-9a6b-000000000000'], env());
     assert.equal(unknown.status, 1);
     assert.match(unknown.stderr, /there is no API token 0192f3a0-8c4e-7d10-9a6b-000000000000 in this store/);
+  });
+
+  it('tokens list prints control characters of a description as codes, and the token endpoints refuse them', async () => {
+    // The console commands before ran synchronously, long enough for the server to close this
+    // process's idle connection unseen: a request that meets the closed connection is sent again.
+    await eventually('a connection to the server', async () =>
+      assert.equal((await context.server.get('/healthz', { token: null })).status, 200),
+    );
+    const json = { headers: { 'content-type': 'application/json' } };
+    const group = `operators-${context.kind}`;
+    // Up one line, erase it: the row above would vanish from an administrator's terminal.
+    const erasing = 'nightly\u001b[1A\u001b[2K\u009b2K done\u202e';
+    assertError(await context.server.post('/access-token/v1/teams', { description: erasing, days: 1, group }, json), 400, '/description');
+    assertError(
+      await context.server.post('/access-token/v1/teams', { description: 'ok', days: 1, group: 'ops\u0007' }, json),
+      400,
+      '/group',
+    );
+    assertError(await context.server.post('/pat/v1', { description: 'line\nbreak', days: 1 }, json), 400, '/description');
+
+    // A description stored before control characters were refused.
+    const created = await context.server.post('/access-token/v1/teams', { description: 'nightly', days: 1, group }, json);
+    assert.equal(created.status, 201, created.text);
+    const { id } = created.body as { id: string };
+    assert.equal(await context.server.execute('update api_token set description = $1 where id = $2', [erasing, id]), 1);
+
+    const listed = stratum(['tokens', 'list'], env());
+    assert.equal(listed.status, 0, listed.stderr);
+    // Every character a terminal takes as a command, the line breaks between rows aside.
+    const commands = (text: string) => text.match(/(?!\n)[\p{Cc}\u202a-\u202e]/gu) ?? [];
+    assert.deepEqual(commands(listed.stdout), [], 'a control character reached the terminal');
+    const row = listed.stdout.split('\n').find((line) => line.startsWith(id));
+    assert.ok(row?.endsWith(String.raw`nightly\x1b[1A\x1b[2K\x9b2K done\u{202e}`), row);
+    const printed = stratum(['tokens', 'list', '--json'], env()).stdout;
+    assert.deepEqual(commands(printed), []);
+    const records = JSON.parse(printed) as { id: string; description: string }[];
+    assert.equal(records.find((r) => r.id === id)?.description, erasing, 'the JSON reads back as stored');
   });
 
   if (context.kind === 'sqlite') {

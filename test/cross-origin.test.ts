@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.ts';
+import { stratum } from './cli-run.ts';
 import { assertError, describeEachStore, TestServer, type Response } from './harness.ts';
+import { rawRequest, requestHead } from './raw-http.ts';
 
 const ui = 'https://ui.example.com';
 const devUi = 'http://localhost:3000';
@@ -26,7 +28,14 @@ function assertNoCorsHeaders(response: Response): void {
   for (const [name] of response.headers) assert.doesNotMatch(name, /^access-control-/i, `${name} was sent`);
 }
 
-describeEachStore('cross-origin requests from the configured origins', { env: { STRATUM_CORS_ORIGINS: `${ui}, ${devUi}/` } }, (context) => {
+const crossOriginEnv = {
+  STRATUM_CORS_ORIGINS: `${ui}, ${devUi}/`,
+  // Short enough for a request whose body never comes to be answered 408 while the test waits.
+  STRATUM_REQUEST_TIMEOUT_MS: '2000',
+  STRATUM_HEADERS_TIMEOUT_MS: '2000',
+};
+
+describeEachStore('cross-origin requests from the configured origins', { env: crossOriginEnv }, (context) => {
   for (const path of paths) {
     it(`a preflight from an allowed origin to ${path} is answered 204 without a token, for the UI's methods and headers`, async () => {
       const response = await preflight(context.server, path, ui, 'POST');
@@ -105,6 +114,37 @@ describeEachStore('cross-origin requests from the configured origins', { env: { 
     assertNoCorsHeaders(graphql);
   });
 
+  it('an error answered before routing carries the headers too: a malformed URL, headers over 16 KiB, a body that never comes', async () => {
+    const malformed = '/api/v1/organization/%E0%A4%A';
+    const badUrl = await context.server.get(malformed, { headers: { origin: ui } });
+    assertError(badUrl, 400);
+    assertAllowed(badUrl, ui);
+    assertNoCorsHeaders(await context.server.get(malformed, { headers: { origin: stranger } }));
+
+    const raw = async (head: string) => {
+      const answer = await rawRequest(context.server.url, { head, waitMs: 6000 });
+      const headers = new Headers(answer.headers);
+      const response: Response = { status: answer.status ?? 0, headers, text: answer.text, body: answer.body };
+      return response;
+    };
+    const oversized = (origin: string) =>
+      requestHead('GET', '/api/v1/organization', { origin, authorization: `Bearer ${'a'.repeat(20 * 1024)}` });
+    const tooLarge = await raw(oversized(ui));
+    assert.equal(tooLarge.status, 431, tooLarge.text);
+    assertAllowed(tooLarge, ui);
+    assertNoCorsHeaders(await raw(oversized(stranger)));
+
+    const unfinishedBody = requestHead('POST', '/api/v1/organization', {
+      origin: ui,
+      authorization: `Bearer ${context.server.adminToken}`,
+      'content-type': 'application/vnd.api+json',
+      'content-length': 100,
+    });
+    const late = await raw(`${unfinishedBody}{"data":`);
+    assert.equal(late.status, 408, late.text);
+    assertAllowed(late, ui);
+  });
+
   it('a request without an Origin header (not from a browser) gets no CORS header', async () => {
     assertNoCorsHeaders(await context.server.get('/api/v1/organization'));
   });
@@ -148,6 +188,8 @@ describe('STRATUM_CORS_ORIGINS', () => {
 
   for (const bad of [
     '*',
+    'https://*.example.com',
+    'https://ui.example.com, http://localhost:3000, https://*.example.com',
     'ui.example.com',
     'https://ui.example.com/app',
     'ftp://ui.example.com',
@@ -160,4 +202,10 @@ describe('STRATUM_CORS_ORIGINS', () => {
       assert.match(found[0] ?? '', /^STRATUM_CORS_ORIGINS must/);
     });
   }
+
+  it('stops `stratum serve` on a wildcard pattern, which no browser sends as its origin', () => {
+    const started = stratum(['serve'], { STRATUM_CORS_ORIGINS: 'https://*.example.com', PORT: '0' });
+    assert.equal(started.status, 1, started.stdout);
+    assert.match(started.stderr, /STRATUM_CORS_ORIGINS must name each origin: "https:\/\/\*\.example\.com" is a pattern/);
+  });
 });

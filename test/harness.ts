@@ -364,6 +364,13 @@ export async function createDatabase(): Promise<{ url: string; drop: () => Promi
   };
 }
 
+/** Where a server started with STRATUM_METRICS_PORT serves its metrics, from its "metrics listening" line. */
+export function metricsUrl(server: TestServer): string {
+  const line = server.logs.map((text) => JSON.parse(text) as Record<string, unknown>).find((l) => l.msg === 'metrics listening');
+  assert.ok(line !== undefined, 'no "metrics listening" line');
+  return String(line.metrics);
+}
+
 /** Runs `stratum token ...` with a server's configuration and returns the last line it printed. */
 export function mint(env: Record<string, string>, args: string[]): { status: number | null; token: string; stderr: string } {
   const result = spawnSync(process.execPath, [cliScript, 'token', ...args], {

@@ -7,7 +7,7 @@ import { errorRendering } from '../src/http/plugins/error-rendering.ts';
 import { arrival } from '../src/http/plugins/arrival.ts';
 import { requestIdOf, stampRequestId } from '../src/http/plugins/request-id.ts';
 import { requestLog } from '../src/http/plugins/request-log.ts';
-import { createOrganization, describeEachStore, eventually, type TestServer } from './harness.ts';
+import { createOrganization, describeEachStore, eventually, metricsUrl, type TestServer } from './harness.ts';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -117,11 +117,14 @@ describeEachStore('request ids and the request log', (context) => {
   });
 });
 
+/** The value of one series in a scrape, NaN when it is not there. */
+function seriesValue(scrape: string, series: string): number {
+  return Number(new RegExp(`^${series.replace(/[{}[\]().*+?^$|\\]/g, '\\$&')} (\\S+)$`, 'm').exec(scrape)?.[1]);
+}
+
 describeEachStore('Prometheus metrics', { env: { STRATUM_METRICS_PORT: '0' } }, (context) => {
   it('serves request counts, latency histograms, database connections and process metrics on their own port', async () => {
-    const line = context.server.logs.map((text) => JSON.parse(text) as Record<string, unknown>).find((l) => l.msg === 'metrics listening');
-    assert.ok(line !== undefined, 'no "metrics listening" line');
-    const url = String(line.metrics);
+    const url = metricsUrl(context.server);
     assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     const organization = await createOrganization(context.server);
     for (let i = 0; i < 3; i++) assert.equal((await context.server.get(`/api/v1/organization/${organization}`)).status, 200);
@@ -132,7 +135,7 @@ describeEachStore('Prometheus metrics', { env: { STRATUM_METRICS_PORT: '0' } }, 
     assert.equal(scrape.status, 200);
     assert.match(scrape.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
     const text = await scrape.text();
-    const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}[\]().*+?^$|\\]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+    const value = (series: string) => seriesValue(text, series);
     assert.equal(value('stratum_http_requests_total{method="GET",route="/api/v1/organization/:organizationId",status="200"}'), 3);
     assert.equal(value('stratum_http_requests_total{method="GET",route="/api/v1/organization",status="401"}'), 1);
     assert.equal(value('stratum_http_requests_total{method="GET",route="unmatched",status="404"}'), 1);
@@ -155,6 +158,53 @@ describeEachStore('Prometheus metrics', { env: { STRATUM_METRICS_PORT: '0' } }, 
     assert.equal((await fetch(url, { method: 'POST' })).status, 405);
     assert.equal((await fetch(url.replace('/metrics', '/other'))).status, 404);
     assert.equal((await context.server.get('/metrics', { token: null })).status, 404, 'metrics leak onto the API port');
+  });
+
+  it('counts the errors inside GraphQL answers by code and names them in the request line, whose status stays 200', async () => {
+    const ask = (id: string, query: string, token?: null) =>
+      context.server.request('POST', '/graphql/api/v1', {
+        raw: JSON.stringify({ query }),
+        headers: { 'content-type': 'application/json', 'x-request-id': `${id}-${context.kind}` },
+        ...(token === undefined ? {} : { token }),
+      });
+    const codes = (body: { errors?: { extensions: { code: string } }[] }) => (body.errors ?? []).map((e) => e.extensions.code);
+
+    const unknownFields = await ask('gql-fields', '{ organization { edges { node { id nope alsoNope } } } }');
+    assert.equal(unknownFields.status, 200, unknownFields.text);
+    assert.deepEqual(codes(unknownFields.body), ['invalid_query', 'invalid_query']);
+    // One field fails, the other is answered: data and errors together.
+    const halfFailed = await ask(
+      'gql-argument',
+      '{ a: organization { edges { node { id } } } b: organization(filter: "name=") { edges { node { id } } } }',
+    );
+    assert.equal(halfFailed.status, 200, halfFailed.text);
+    assert.ok(Array.isArray(halfFailed.body.data.a.edges), halfFailed.text);
+    assert.deepEqual(codes(halfFailed.body), ['invalid_argument']);
+    const anonymous = await ask('gql-anonymous', '{ organization { edges { node { id } } } }', null);
+    assert.equal(anonymous.status, 401);
+    const answered = await ask('gql-fine', '{ organization { edges { node { id } } } }');
+    assert.deepEqual(codes(answered.body), []);
+
+    const lines = {
+      fields: await requestLine(context.server, `gql-fields-${context.kind}`),
+      argument: await requestLine(context.server, `gql-argument-${context.kind}`),
+      anonymous: await requestLine(context.server, `gql-anonymous-${context.kind}`),
+      fine: await requestLine(context.server, `gql-fine-${context.kind}`),
+    };
+    assert.deepEqual(
+      Object.values(lines).map((line) => ({ status: line.status, code: line.code, graphqlErrors: line.graphqlErrors })),
+      [
+        { status: 200, code: undefined, graphqlErrors: ['invalid_query'] },
+        { status: 200, code: undefined, graphqlErrors: ['invalid_argument'] },
+        { status: 401, code: 'unauthorized', graphqlErrors: ['unauthorized'] },
+        { status: 200, code: undefined, graphqlErrors: undefined },
+      ],
+    );
+
+    const scrape = await (await fetch(metricsUrl(context.server))).text();
+    const errorsOf = (code: string) => seriesValue(scrape, `stratum_graphql_errors_total{code="${code}"}`);
+    assert.deepEqual(['invalid_query', 'invalid_argument', 'unauthorized'].map(errorsOf), [2, 1, 1]);
+    assert.equal(seriesValue(scrape, 'stratum_http_requests_total{method="POST",route="/graphql/api/v1",status="200"}'), 3);
   });
 });
 

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { before, it } from 'node:test';
+import { errors, literal } from './graphql-helpers.ts';
 import {
   assertError,
   createOrganization,
   createRecord,
+  createTemplate,
   createWorkspace,
   describeEachStore,
   resourceDocument,
@@ -270,6 +272,58 @@ describeEachStore('the organization records the web UI loads', (context) => {
       );
       assert.equal((await context.server.delete(path(type, ours))).status, 204);
       assert.equal((await context.server.get(workspacePath)).body.data.relationships[type].data, null, type);
+    }
+  });
+
+  it('refuses a moduleSshKey or defaultTemplate of another organization as the ssh link refuses it (422 at the attribute), and keeps what clients send', async () => {
+    const workspace = await createWorkspace(context.server, organization);
+    const workspacePath = `/api/v1/organization/${organization}/workspace/${workspace}`;
+    const update = (attributes: Record<string, unknown>) =>
+      context.server.request('PATCH', workspacePath, { body: { data: { type: 'workspace', id: workspace, attributes } } });
+    const attributesNow = async () => (await context.server.get(workspacePath)).body.data.attributes;
+    const theirs = {
+      moduleSshKey: await createIn(context.server, foreign, 'ssh'),
+      defaultTemplate: await createTemplate(context.server, foreign),
+    };
+    const ours = {
+      moduleSshKey: await createIn(context.server, organization, 'ssh'),
+      defaultTemplate: await createTemplate(context.server, organization),
+    };
+
+    assertError(
+      await context.server.request('PATCH', `${workspacePath}/relationships/ssh`, {
+        body: { data: { type: 'ssh', id: theirs.moduleSshKey } },
+      }),
+      422,
+    );
+    for (const [name, id] of Object.entries(theirs)) {
+      for (const refused of [id, randomUUID(), 'not-an-id'])
+        assertError(await update({ [name]: refused }), 422, `/data/attributes/${name}`);
+      const created = await context.server.post(
+        `/api/v1/organization/${organization}/workspace`,
+        resourceDocument('workspace', { name: `ws-${randomUUID()}`, [name]: id }),
+      );
+      assertError(created, 422, `/data/attributes/${name}`);
+      const [error] = await errors(
+        context.server,
+        `mutation { workspace(op: UPDATE, data: {id: ${literal(workspace)}, ${name}: ${literal(id)}}) { edges { node { id } } } }`,
+      );
+      assert.deepEqual({ status: error?.extensions.status, field: error?.extensions.field }, { status: 422, field: name });
+    }
+    assert.deepEqual([(await attributesNow()).moduleSshKey, (await attributesNow()).defaultTemplate], [null, null]);
+
+    // What Terrakube clients send: an id of the organization's own, "" for none, or null.
+    assert.equal((await update(ours)).status, 204);
+    assert.deepEqual(
+      [(await attributesNow()).moduleSshKey, (await attributesNow()).defaultTemplate],
+      [ours.moduleSshKey, ours.defaultTemplate],
+    );
+    // The settings page sends back what it read, after the key it names was deleted.
+    assert.equal((await context.server.delete(path('ssh', ours.moduleSshKey))).status, 204);
+    assert.equal((await update({ moduleSshKey: ours.moduleSshKey, description: 'saved as read' })).status, 204);
+    for (const none of ['', null]) {
+      assert.equal((await update({ moduleSshKey: none, defaultTemplate: none })).status, 204);
+      assert.deepEqual([(await attributesNow()).moduleSshKey, (await attributesNow()).defaultTemplate], [none, none]);
     }
   });
 

@@ -163,3 +163,71 @@ describeEachStore(
     });
   },
 );
+
+/** An upstream that moved: redirects within its host, and one to another host that must not be followed. */
+class MovedUpstream {
+  readonly otherHostAsked: string[] = [];
+  private readonly server = http.createServer((request, response) => {
+    if (request.url === '/terraform/index.json') {
+      response.writeHead(302, { location: `${this.otherHost}/terraform/index.json` }).end();
+    } else if (request.url === '/tofu/releases') {
+      response.writeHead(301, { location: '/tofu/moved' }).end();
+    } else {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify([{ tag_name: 'v1.99.0' }]));
+    }
+  });
+  // Another address of this machine stands for another host, inside the network the server runs in.
+  private readonly other = http.createServer((request, response) => {
+    this.otherHostAsked.push(request.url ?? '');
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ versions: { '6.6.6': {} } }));
+  });
+  private otherHost = '';
+
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.other.listen(0, '127.0.0.2', resolve));
+    this.otherHost = `http://127.0.0.2:${(this.other.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    for (const server of [this.server, this.other]) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }
+}
+
+const moved = new Map<string, MovedUpstream>();
+after(async () => {
+  for (const upstream of moved.values()) await upstream.stop();
+});
+
+describeEachStore(
+  'version lists from an upstream that redirects',
+  {
+    env: async (kind) => {
+      const upstream = new MovedUpstream();
+      moved.set(kind, upstream);
+      const url = await upstream.start();
+      return { STRATUM_TERRAFORM_RELEASES_URL: `${url}/terraform/index.json`, STRATUM_TOFU_RELEASES_URL: `${url}/tofu/releases` };
+    },
+  },
+  (context) => {
+    it("follows a redirect within the upstream's host, and none to another host: the shipped list is served instead", async () => {
+      const versions = async (tool: 'terraform' | 'tofu') =>
+        versionsTheUiLists(tool, (await context.server.get(`/${tool}/index.json`)).body);
+      assert.deepEqual(await versions('tofu'), ['1.99.0']);
+      const terraform = await versions('terraform');
+      assert.ok(!terraform.includes('6.6.6') && terraform.includes('1.9.8'), terraform.join());
+      assert.deepEqual(moved.get(context.kind)?.otherHostAsked, []);
+      await eventually('a warning naming the other host', () =>
+        assert.ok(
+          context.server.logs.some(
+            (line) => line.includes('release index unavailable') && line.includes('redirected to another host, 127.0.0.2:'),
+          ),
+        ),
+      );
+    });
+  },
+);

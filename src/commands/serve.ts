@@ -40,17 +40,24 @@ export async function serve(): Promise<void> {
     log.error({ error: reason instanceof Error ? describeError(reason) : { message: 'non-error rejection' } }, 'unhandled rejection');
   });
 
+  let listening: ListenerSettings = { host: config.host, port: config.port, hostName: 'HOST', portName: 'PORT' };
   try {
     await app.listen({ port: config.port, host: config.host });
     if (metricsModule !== undefined && metrics !== undefined && config.metrics !== undefined) {
-      const listener = await metricsModule.serveMetrics(metrics, config.metrics);
+      const { host, port, maxConnections } = config.metrics;
+      listening = { host, port, hostName: 'STRATUM_METRICS_HOST', portName: 'STRATUM_METRICS_PORT' };
+      const listener = await metricsModule.serveMetrics(metrics, config.metrics, config.connections, log);
       closables.push({ name: 'metrics listener', close: listener.close });
-      log.info({ metrics: `${listener.url}/metrics` }, 'metrics listening');
+      // The API's cap is what STRATUM_MAX_CONNECTIONS leaves once the metrics listener has its share.
+      log.info(
+        { metrics: `${listener.url}/metrics`, maxConnections, apiMaxConnections: config.connections.maxConnections },
+        'metrics listening',
+      );
     }
   } catch (error) {
     await app.close();
     await store.close();
-    throw listenFailure(error, config);
+    throw listenFailure(error, listening);
   }
   closables.push({ name: 'store', close: () => store.close() });
   const bound = app.server.address() as AddressInfo;
@@ -87,18 +94,23 @@ function firstTokenCommand(config: Config): string {
   return config.dataDir === path.resolve('data') ? command : `STRATUM_DATA_DIR=${config.dataDir} ${command}`;
 }
 
-function listenFailure(error: unknown, config: Config): Error {
+/** A listener's address, and the settings that give it. */
+interface ListenerSettings {
+  host: string;
+  port: number;
+  hostName: 'HOST' | 'STRATUM_METRICS_HOST';
+  portName: 'PORT' | 'STRATUM_METRICS_PORT';
+}
+
+/** Why a listener could not open, naming the setting to change. */
+function listenFailure(error: unknown, { host, port, hostName, portName }: ListenerSettings): Error {
   const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
   if (code === 'EADDRINUSE') {
-    return new CommandFailure(
-      `port ${config.port} on ${config.host} is in use by another process: stop it, or set PORT (or STRATUM_METRICS_PORT) to a free port`,
-    );
+    return new CommandFailure(`port ${port} on ${host} is in use by another process: stop it, or set ${portName} to a free port`);
   }
   if (code === 'EACCES')
-    return new CommandFailure(
-      `this user may not listen on port ${config.port}: use a port above 1023, or let a reverse proxy hold 80 and 443`,
-    );
+    return new CommandFailure(`this user may not listen on port ${port}: use a port above 1023, or let a reverse proxy hold 80 and 443`);
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
-    return new CommandFailure(`HOST=${config.host} is not an address of this machine: set HOST to one (0.0.0.0 for all)`);
+    return new CommandFailure(`${hostName}=${host} is not an address of this machine: set ${hostName} to one (0.0.0.0 for all)`);
   return error instanceof Error ? error : new Error(String(error));
 }

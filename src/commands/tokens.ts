@@ -49,7 +49,7 @@ export async function listTokens(options: { all?: boolean; json?: boolean }): Pr
   try {
     await requireMigrated(store, config, false);
     const records = await consoleSession(config, store).listEveryToken(options.all === true);
-    process.stdout.write(options.json === true ? `${JSON.stringify(records, null, 2)}\n` : table(records, options.all === true));
+    process.stdout.write(options.json === true ? `${jsonForTerminal(records)}\n` : table(records, options.all === true));
   } finally {
     await store.close();
   }
@@ -81,19 +81,45 @@ export async function revokeToken(id: string): Promise<void> {
   }
 }
 
+/**
+ * Characters a terminal takes as commands or that reorder a line: control characters (an escape
+ * sequence can move the cursor and erase the rows above) and bidirectional overrides. What a
+ * token's creator wrote (its description, its group, its owner's subject) may hold them, from
+ * before they were refused, or from an identity provider.
+ */
+const terminalCommands = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu;
+/** The same but C0 controls, which JSON escapes itself. */
+const unescapedByJson = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** A table cell with each such character written as its code (`\x1b`, `\u{202e}`). */
+function escapeControls(text: string): string {
+  return text.replace(terminalCommands, (character) => {
+    const code = character.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
+  });
+}
+
+/** JSON with every such character as a JSON escape, so it prints safely and parses back to the same text. */
+function jsonForTerminal(records: readonly TokenRecord[]): string {
+  const escape = (character: string) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  return JSON.stringify(records, null, 2).replace(unescapedByJson, escape);
+}
+
 function table(records: readonly TokenRecord[], all: boolean): string {
   if (records.length === 0)
     return all ? 'no team or personal tokens\n' : 'no live team or personal tokens (--all shows revoked and expired ones)\n';
   const now = new Date().toISOString();
-  const rows = records.map((r) => [
-    r.id,
-    r.kind,
-    r.group ?? r.owner,
-    r.revokedAt !== null ? 'revoked' : r.expiresAt !== null && r.expiresAt <= now ? 'expired' : 'live',
-    r.expiresAt ?? 'never',
-    r.lastUsedAt ?? 'never',
-    r.description.replace(/\s+/g, ' ').slice(0, 40),
-  ]);
+  const rows = records
+    .map((r) => [
+      r.id,
+      r.kind,
+      r.group ?? r.owner,
+      r.revokedAt !== null ? 'revoked' : r.expiresAt !== null && r.expiresAt <= now ? 'expired' : 'live',
+      r.expiresAt ?? 'never',
+      r.lastUsedAt ?? 'never',
+      r.description.replace(/\s+/g, ' ').slice(0, 40),
+    ])
+    .map((row) => row.map(escapeControls));
   const header = ['ID', 'KIND', 'GROUP/OWNER', 'STATE', 'EXPIRES', 'LAST USED', 'DESCRIPTION'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
   const line = (cells: readonly string[]) =>

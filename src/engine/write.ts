@@ -2,6 +2,7 @@ import { auditName } from '../auth/caller.js';
 import { invalidValue, notFound, type Place } from '../errors.js';
 import {
   auditColumns,
+  columnOf,
   toColumns,
   type AttributeValues,
   type ResourceDeclaration,
@@ -66,6 +67,7 @@ export async function updateRecord(
     const input = recordInput(tx.engine.registry, resource, readInput(), 'update');
     const now = new Date().toISOString();
     const tenant = knownTenant(tenantId);
+    await checkIdAttributes(tx, resource, input.attributes, { current: row, tenantId: tenant });
     const values = await prepareValues(tx, resource, { tenantId: tenant, now, values: input.attributes, current: row, id: row.id });
     const parentLink = tx.engine.registry.parentLink(resource);
     const parentId = parentLink === undefined ? undefined : row[parentLink.column];
@@ -127,6 +129,7 @@ interface NewRecord extends RecordInput {
 
 /** The columns of a record whose input is valid and whose write is allowed: its hooks run, secrets sealed, audit columns set. */
 async function recordColumns(tx: Scope, resource: ResourceDeclaration, record: NewRecord, now: string): Promise<Row> {
+  await checkIdAttributes(tx, resource, record.attributes, { current: undefined, tenantId: record.tenantId });
   const values = await prepareValues(tx, resource, {
     tenantId: record.tenantId,
     now,
@@ -196,7 +199,7 @@ async function linkColumns(
         throw invalidValue(`Relationship ${name} must be the ${link.type} of this ${resource.type}, ${String(place.parentId)}.`, at);
       continue;
     }
-    await checkLinkTarget(tx, link, id, await place.tenantId(), at);
+    await checkLinkTarget(tx, link.type, id, await place.tenantId(), at);
     columns[link.column] = id;
   }
   if (parentLink !== undefined && place.parentId !== undefined) columns[parentLink.column] = place.parentId;
@@ -207,12 +210,32 @@ async function linkColumns(
 export const linkPlace = (name: string, link: ToOne): Place =>
   link.attribute === undefined ? { relationship: name, part: 'linkage' } : { attribute: link.attribute };
 
-/** A link must name a record the caller can see, in the tenant of the record that links it. */
-export async function checkLinkTarget(tx: Scope, link: ToOne, id: string | null, tenantId: string, at: Place): Promise<void> {
+/** A link must name a record of its type the caller can see, in the tenant of the record that links it. */
+export async function checkLinkTarget(tx: Scope, type: string, id: string | null, tenantId: string, at: Place): Promise<void> {
   if (id === null) return;
-  const target = tx.engine.registry.target(link);
-  const row = await findVisible(tx, target, id);
-  if (row === undefined || (await tenantIdOf(tx, target, row)) !== tenantId) {
-    throw invalidValue(`Unknown identifier ${id} for ${link.type} in this ${tx.engine.registry.tenant.type}.`, at);
+  const target = tx.engine.registry.get(type);
+  const row = target === undefined ? undefined : await findVisible(tx, target, id);
+  if (target === undefined || row === undefined || (await tenantIdOf(tx, target, row)) !== tenantId) {
+    throw invalidValue(`Unknown identifier ${id} for ${type} in this ${tx.engine.registry.tenant.type}.`, at);
+  }
+}
+
+/**
+ * Attributes that hold a record's id as text (`idOf`) are checked as links are, when a write sets
+ * them: empty (how clients say "none"), or a record the caller can see in the same tenant. A value
+ * an update leaves as stored is not checked again, so a record saved as read stays savable after
+ * the record it names was deleted.
+ */
+async function checkIdAttributes(
+  tx: Scope,
+  resource: ResourceDeclaration,
+  values: AttributeValues,
+  place: { current: Row | undefined; tenantId: TenantId },
+): Promise<void> {
+  for (const [name, value] of Object.entries(values)) {
+    const attribute = resource.attributes[name];
+    if (attribute?.kind !== 'text' || attribute.idOf === undefined || typeof value !== 'string' || value === '') continue;
+    if (place.current !== undefined && place.current[columnOf(name)] === value) continue;
+    await checkLinkTarget(tx, attribute.idOf, value, await place.tenantId(), { attribute: name });
   }
 }

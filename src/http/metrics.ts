@@ -1,6 +1,8 @@
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ConnectionLimits, MetricsListener } from '../config.js';
+import type { Logger } from '../log.js';
+import { capConnections, limitedServer } from './plugins/connections.js';
 
 /** What the gauges read of the database: its kind, and how its connections are used. */
 export interface DatabaseUse {
@@ -13,13 +15,15 @@ const unmatched = 'unmatched';
 
 /**
  * The service's Prometheus metrics: requests by route pattern, method and status, their latency,
- * the database connections, and the process's own (CPU, memory, event loop, garbage collection).
- * A registry of its own, so nothing else registered in the process leaks into the scrape.
+ * the errors inside GraphQL answers by code, the database connections, and the process's own
+ * (CPU, memory, event loop, garbage collection). A registry of its own, so nothing else
+ * registered in the process leaks into the scrape.
  */
 export class Metrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly duration: Histogram<'method' | 'route' | 'status'>;
+  private readonly graphqlErrors: Counter<'code'>;
   /** Requests arrived and not yet answered: what a stop waits for, and a sign of a backlog. */
   readonly inFlight: Gauge;
 
@@ -36,6 +40,12 @@ export class Metrics {
       help: 'Time from a request arriving to its answer being sent, by route pattern, method and status.',
       labelNames: ['method', 'route', 'status'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [this.registry],
+    });
+    this.graphqlErrors = new Counter({
+      name: 'stratum_graphql_errors_total',
+      help: 'Errors in GraphQL answers, by code: a GraphQL answer is 200 whatever failed inside, so the requests counter cannot tell.',
+      labelNames: ['code'],
       registers: [this.registry],
     });
     this.inFlight = new Gauge({
@@ -68,17 +78,26 @@ export class Metrics {
     this.requests.inc(labels);
     this.duration.observe(labels, seconds);
   }
+
+  /** Counts the errors of one GraphQL answer, one per error; their codes are the API's own, a short fixed list. */
+  countGraphQLErrors(codes: readonly string[]): void {
+    for (const code of codes) this.graphqlErrors.inc({ code });
+  }
 }
 
 /**
  * Serves `/metrics` on a listener of its own, apart from the API: a scraper needs no token, and
- * the port can stay inside the cluster while the API's is exposed.
+ * the port can stay inside the cluster while the API's is exposed. Anyone who reaches it may
+ * connect, so it has the API's timeouts and a small connection cap of its own: connections held
+ * open on it cannot take the descriptors the API accepts with.
  */
 export async function serveMetrics(
   metrics: Metrics,
-  where: { host: string; port: number },
+  where: MetricsListener,
+  limits: ConnectionLimits,
+  log: Logger,
 ): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = http.createServer((request, response) => {
+  const server = limitedServer(limits, (request, response) => {
     const path = (request.url ?? '').split('?')[0];
     if (path !== '/metrics' || request.method !== 'GET') {
       const known = path === '/metrics';
@@ -97,6 +116,7 @@ export async function serveMetrics(
       },
     );
   });
+  capConnections(server, where.maxConnections, log, 'metrics');
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(where.port, where.host, () => resolve());

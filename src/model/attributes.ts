@@ -20,6 +20,12 @@ export interface TextAttribute {
   maxBytes?: number;
   readOnly: boolean;
   secret?: Secrecy;
+  /**
+   * The type of the record whose id this text holds, for a link clients send and read as plain
+   * text (Terrakube's `moduleSshKey`): a value written must be empty or name a record of that type
+   * the caller can see in the same tenant, as a link's must.
+   */
+  idOf?: string;
 }
 
 export interface EnumAttribute {
@@ -61,6 +67,7 @@ export function text(options: {
   maxBytes?: number;
   default?: string | null;
   secret?: Secrecy;
+  idOf?: string;
 }): TextAttribute {
   const required = options.required ?? false;
   return {
@@ -71,6 +78,7 @@ export function text(options: {
     maxLength: options.max,
     ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
     ...(options.secret === undefined ? {} : { secret: options.secret }),
+    ...(options.idOf === undefined ? {} : { idOf: options.idOf }),
     readOnly: false,
   };
 }

@@ -14,9 +14,10 @@ export interface ClientConventions {
 }
 
 /**
- * Every declared resource, checked once when the service starts: each link names a declared type,
- * exactly one resource is the tenant, and every other one reaches it through its parents. Lookups
- * by name are own-property only, so a client-chosen name can never reach a built-in property.
+ * Every declared resource, checked once when the service starts: each link (and each attribute
+ * that holds a record's id) names a declared type, exactly one resource is the tenant, and every
+ * other one reaches it through its parents. Lookups by name are own-property only, so a
+ * client-chosen name can never reach a built-in property.
  */
 export class Registry {
   private readonly byType = new Map<string, ResourceDeclaration>();
@@ -107,6 +108,10 @@ export class Registry {
         if (mirror?.kind !== 'text' || mirror.readOnly || columnOf(relationship.attribute) !== relationship.column)
           throw new Error(`${where}: ${relationship.attribute} must be a writable text attribute stored in ${relationship.column}`);
       }
+    }
+    for (const [name, attribute] of Object.entries(resource.attributes)) {
+      if (attribute.kind === 'text' && attribute.idOf !== undefined && !this.byType.has(attribute.idOf))
+        throw new Error(`${where}: ${name} holds ids of an undeclared type ${attribute.idOf}`);
     }
     if (resource.tenant === true && resource.parent !== undefined) throw new Error(`${where}: the tenant has no parent`);
     if (resource.tenant !== true) {

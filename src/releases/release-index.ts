@@ -9,6 +9,8 @@ export type ReleaseKind = (typeof releaseKinds)[number];
 const maxIndexBytes = 32 * 1024 * 1024;
 /** After a failed fetch, the next one waits this long (or the cache time, if shorter), so a dead upstream costs one wait, not one per page. */
 const retryAfterMs = 60_000;
+/** Redirects followed within the upstream's host (GitHub answers a renamed repository with one). */
+const maxRedirects = 5;
 
 /**
  * Whether a document has the shape Terrakube's web UI reads: HashiCorp's release index
@@ -94,11 +96,7 @@ export class ReleaseIndex {
   }
 
   private async fetchIndex(upstream: string): Promise<Buffer> {
-    const response = await fetch(upstream, {
-      headers: { accept: 'application/json', 'user-agent': 'stratum' },
-      redirect: 'follow',
-      signal: AbortSignal.timeout(this.settings.timeoutMs),
-    });
+    const response = await fetchWithinHost(upstream, AbortSignal.timeout(this.settings.timeoutMs));
     if (response.status !== 200 || response.body === null) throw new Error(`the upstream answered ${response.status}`);
     const chunks: Buffer[] = [];
     let size = 0;
@@ -116,5 +114,28 @@ export class ReleaseIndex {
     }
     if (!isReleaseIndex(this.kind, document)) throw new Error(`the upstream's document is not a ${this.kind} release index`);
     return body;
+  }
+}
+
+/**
+ * GET the upstream, following its redirects only within its own host, and never from https to
+ * http. The server fetches from inside its network: a redirect to any host would let whoever
+ * answers for the upstream (or sits on its way, over http) make it request an internal address.
+ */
+async function fetchWithinHost(upstream: string, signal: AbortSignal): Promise<Response> {
+  const origin = new URL(upstream);
+  let url = origin;
+  for (let redirects = 0; ; redirects++) {
+    const response = await fetch(url, { headers: { accept: 'application/json', 'user-agent': 'stratum' }, redirect: 'manual', signal });
+    const location = response.headers.get('location');
+    if (response.status < 300 || response.status >= 400 || location === null) return response;
+    await response.body?.cancel();
+    if (redirects === maxRedirects) throw new Error(`the upstream redirected more than ${maxRedirects} times`);
+    const next = new URL(location, url);
+    // The host only: the rest of the address may carry credentials.
+    if (next.host !== origin.host)
+      throw new Error(`the upstream redirected to another host, ${next.host}; configure its URL if that host is right`);
+    if (url.protocol === 'https:' && next.protocol !== 'https:') throw new Error('the upstream redirected from https to http');
+    url = next;
   }
 }

@@ -13,15 +13,18 @@ export const workspace = defineResource({
     source: text({ max: 2048 }),
     branch: text({ max: 512, default: 'main' }),
     folder: text({ max: 1024, default: '/' }),
-    // A template id, kept as the client sends it ("" for CLI-driven workspaces).
-    defaultTemplate: text({ max: 128 }),
+    // A template of the organization, as an id Terrakube clients send and read as text ("" for
+    // CLI-driven workspaces, which the Terraform provider reads back as sent).
+    defaultTemplate: text({ max: 128, idOf: 'template' }),
     iacType: oneOf(['terraform', 'tofu'], { default: 'terraform' }),
     terraformVersion: text({ max: 128 }),
     // Without a value, the organization's mode (see inheritExecutionMode).
     executionMode: oneOf(['remote', 'local'], { default: null }),
     allowRemoteApply: flag(false),
     globalRemoteState: flag(true),
-    moduleSshKey: text({ max: 128 }),
+    // The SSH key of the organization that modules are fetched with, as the `ssh` link's id but sent
+    // and read as text ("" when the web UI clears it).
+    moduleSshKey: text({ max: 128, idOf: 'ssh' }),
     locked: flag(false),
     lockDescription: text({ max: 512 }),
     // Existing clients delete a workspace by PATCHing deleted: true.

@@ -18,7 +18,8 @@ const networkUnavailable = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', '
 /** PostgreSQL's program limits: a statement too complex, too many columns or arguments. */
 const postgresTooLarge = new Set(['54000', '54001', '54011', '54023']);
 /** SQLite's limits of one statement, which it reports as a plain SQLITE_ERROR. */
-const sqliteTooLarge = /^(too many (SQL variables|terms in ORDER BY clause|terms in compound SELECT|columns|arguments on function)|Expression tree is too large)/;
+const sqliteTooLarge =
+  /^(too many (SQL variables|terms in ORDER BY clause|terms in compound SELECT|columns|arguments on function)|Expression tree is too large)/;
 /** Values PostgreSQL refuses: numbers out of range, text it cannot represent (NUL), malformed input. */
 const postgresOutOfRange = new Set(['22003', '22P02', '22021', '22001', '22007', '22008']);
 

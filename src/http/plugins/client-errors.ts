@@ -6,12 +6,14 @@ import { ApiError } from '../../errors.js';
 import { mediaType } from '../../jsonapi/document.js';
 import { errorDocument } from '../../jsonapi/errors.js';
 import type { Logger } from '../../log.js';
+import type { CrossOriginHeaders } from './cross-origin.js';
 
 /**
  * Answers the errors Node's HTTP server meets on a connection before any request reaches Fastify
  * (malformed framing, headers over the size limit, a request that does not arrive in time) with a
- * JSON:API error document like every other answer, then closes the connection: after a framing
- * error nothing more on it can be trusted to start a request.
+ * JSON:API error document like every other answer, with the CORS headers of the request's origin
+ * when it is known, then closes the connection: after a framing error nothing more on it can be
+ * trusted to start a request.
  */
 export class ClientErrorAnswers {
   /** The latest response of each connection, so an error never writes into one under way. */
@@ -20,6 +22,7 @@ export class ClientErrorAnswers {
   constructor(
     private readonly limits: ConnectionLimits,
     private readonly log: Logger,
+    private readonly crossOrigin: CrossOriginHeaders,
   ) {}
 
   /** Follows the responses of the server's connections; call it once the server exists. */
@@ -42,10 +45,12 @@ export class ClientErrorAnswers {
       return;
     }
     const body = JSON.stringify(errorDocument(apiError));
+    const corsLines = Object.entries(this.crossOrigin(originOf(error, response))).map(([name, value]) => `${name}: ${value}`);
     const head = [
       `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status] ?? 'Error'}`,
       `Content-Type: ${mediaType}`,
       `Content-Length: ${Buffer.byteLength(body)}`,
+      ...corsLines,
       'Connection: close',
     ];
     socket.end(`${head.join('\r\n')}\r\n\r\n${body}`, () => socket.destroy());
@@ -79,6 +84,21 @@ export class ClientErrorAnswers {
       }
     }
   }
+}
+
+/**
+ * The Origin header of the request that failed, when it can be known: a request whose headers
+ * arrived and whose answer has not begun (its body is late) has its own; for an error met while
+ * the headers were being read (431, malformed framing) Node gives only the bytes it was reading,
+ * which hold the Origin line when it came in the same read. Only an allowed origin is ever echoed.
+ */
+function originOf(error: ConnectionError, response: ServerResponse | undefined): string | undefined {
+  if (response !== undefined && !response.headersSent) return response.req.headers.origin;
+  const read = (error as ConnectionError & { rawPacket?: unknown }).rawPacket;
+  if (!Buffer.isBuffer(read)) return undefined;
+  const text = read.toString('latin1');
+  const headEnd = text.indexOf('\r\n\r\n');
+  return /(?:^|\r\n)origin:[ \t]*(\S+)[ \t]*\r\n/i.exec(headEnd < 0 ? text : text.slice(0, headEnd + 2))?.[1];
 }
 
 function seconds(ms: number): string {

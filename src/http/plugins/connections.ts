@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server, ServerOptions } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { ConnectionLimits } from '../../config.js';
 import { ApiError } from '../../errors.js';
@@ -30,13 +30,22 @@ export function serverTimeouts(limits: ConnectionLimits): {
   };
 }
 
+/** A server of Node's own (the metrics listener) with the timeouts Fastify gives the API's. */
+export function limitedServer(limits: ConnectionLimits, handle: RequestListener): Server {
+  const { requestTimeout, keepAliveTimeout, connectionTimeout, http } = serverTimeouts(limits);
+  const server = createServer({ ...http, requestTimeout, keepAliveTimeout }, handle);
+  // As Fastify does with its connectionTimeout: an idle socket is destroyed.
+  server.setTimeout(connectionTimeout);
+  return server;
+}
+
 /**
- * Caps the connections open at once, so that clients holding connections exhaust a slot count
- * rather than the process's file descriptors (which the database and the log need too). Node
- * closes a connection over the cap as soon as it accepts it; a warning says so, at most every ten
- * seconds.
+ * Caps the connections a listener holds at once, so that clients holding connections exhaust a
+ * slot count rather than the process's file descriptors (which the database and the log need
+ * too). Node closes a connection over the cap as soon as it accepts it; a warning naming the
+ * listener says so, at most every ten seconds.
  */
-export function capConnections(server: Server, maxConnections: number, log: Logger): void {
+export function capConnections(server: Server, maxConnections: number, log: Logger, listener: 'api' | 'metrics'): void {
   server.maxConnections = maxConnections;
   let refused = 0;
   let warnedAt = 0;
@@ -44,7 +53,7 @@ export function capConnections(server: Server, maxConnections: number, log: Logg
     refused++;
     const now = Date.now();
     if (now - warnedAt < refusalWarningIntervalMs) return;
-    log.warn({ maxConnections, refused }, 'connection limit reached: refusing new connections');
+    log.warn({ listener, maxConnections, refused }, 'connection limit reached: refusing new connections');
     warnedAt = now;
     refused = 0;
   });

@@ -4,6 +4,31 @@ import fp from 'fastify-plugin';
 
 /** How long a browser may reuse a preflight answer, in seconds: short, so a changed setting arrives soon. */
 const preflightMaxAgeSeconds = 600;
+/** The headers of an answer a page may read: the UI reads tags, new records' addresses, 401 challenges and when to retry. */
+const exposedHeaders = ['ETag', 'Location', 'WWW-Authenticate', 'Retry-After'];
+
+/** The CORS headers of an answer to a request from `origin` (its Origin header, if it sent one). */
+export type CrossOriginHeaders = (origin: string | undefined) => Record<string, string>;
+
+/**
+ * The headers @fastify/cors gives a routed answer, for the answers it never sees: errors met
+ * before routing (a malformed URL, malformed framing, 408, 431). Without them a browser hides the
+ * error from the page that made the request.
+ */
+export function crossOriginHeaders(origins: readonly string[]): CrossOriginHeaders {
+  if (origins.length === 0) return () => ({});
+  const allowed = new Set(origins);
+  return (origin): Record<string, string> => {
+    // Answers differ by origin once origins are configured, allowed or not.
+    if (origin === undefined || !allowed.has(origin)) return { vary: 'Origin' };
+    return {
+      vary: 'Origin',
+      'access-control-allow-origin': origin,
+      'access-control-allow-credentials': 'true',
+      'access-control-expose-headers': exposedHeaders.join(', '),
+    };
+  };
+}
 
 /**
  * Cross-origin requests from the configured origins (STRATUM_CORS_ORIGINS), as browsers make them
@@ -22,7 +47,7 @@ export const crossOrigin = fp(
       },
       methods: ['GET', 'POST', 'PATCH', 'DELETE'],
       allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Cache-Control', 'If-Match', 'If-None-Match'],
-      exposedHeaders: ['ETag', 'Location', 'WWW-Authenticate', 'Retry-After'],
+      exposedHeaders,
       // The UI may send cookies (REACT_APP_TERRAKUBE_SEND_COOKIES) when a proxy in front needs them.
       credentials: true,
       maxAge: preflightMaxAgeSeconds,

@@ -1,9 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Engine } from '../../engine/index.js';
+import type { GraphQLErrorObject } from '../../graphql/errors.js';
 import type { GraphQLService } from '../../graphql/run.js';
 import type { Logger } from '../../log.js';
 import type { UnmodeledRecord } from '../../model/index.js';
 import { adviceHeaders, describeError, toApiError } from '../plugins/error-rendering.js';
+import { noteFailure, noteGraphQLErrors } from '../plugins/request-log.js';
 import { sessionOf } from './request-session.js';
 
 /** Where Terrakube's clients find Elide's GraphQL endpoint. */
@@ -13,15 +15,17 @@ export const graphqlPath = '/graphql/api/v1';
  * GraphQL over HTTP, as Elide serves it: `POST` a JSON body `{query, variables, operationName}`,
  * answered `application/json`, 200 with `data` and `errors` whatever happened inside the query. A
  * request that never reaches GraphQL (no or a bad token, a body over 1 MiB or not JSON, not an
- * object with a query) keeps its HTTP status, and its error has the same GraphQL shape. Mounted
- * behind the authentication of the API routes, in a scope of its own for its error rendering.
+ * object with a query) keeps its HTTP status, and its error has the same GraphQL shape. The codes
+ * of an answer's errors go to the request's log line and the metrics, since its status does not
+ * tell them. Mounted behind the authentication of the API routes, in a scope of its own for its
+ * error rendering.
  */
 export function graphqlRoute(
   api: FastifyInstance,
   { engine, unmodeled, log }: { engine: Engine; unmodeled: Readonly<Record<string, UnmodeledRecord>>; log: Logger },
 ): Promise<void> {
-  const unexpected = (error: Error) => {
-    log.error({ error: describeError(error), path: graphqlPath }, 'request failed');
+  const unexpectedIn = (request: FastifyRequest) => (error: Error) => {
+    log.error({ reqId: request.id, error: describeError(error), path: graphqlPath }, 'request failed');
   };
   // GraphQL (the library, and the schema generated from the declarations) loads with the first
   // GraphQL request: loading it took a tenth of the service's start, which most clients never use.
@@ -38,18 +42,26 @@ export function graphqlRoute(
       graphql,
       errors,
     })));
-  api.setErrorHandler(async (error: FastifyError | Error, _request: FastifyRequest, reply: FastifyReply) => {
+  api.setErrorHandler(async (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(error);
-    if (apiError.status >= 500 && apiError.status !== 503) unexpected(error);
+    noteFailure(request, apiError);
+    if (apiError.status >= 500 && apiError.status !== 503) unexpectedIn(request)(error);
     const { errors } = await load();
-    return send(reply.headers(adviceHeaders(apiError)), apiError.status, { errors: errors.apiErrorObjects(apiError) });
+    const body = { errors: errors.apiErrorObjects(apiError) };
+    noteGraphQLErrors(request, codesOf(body.errors));
+    return send(reply.headers(adviceHeaders(apiError)), apiError.status, body);
   });
   api.post(graphqlPath, async (request, reply) => {
     const { service, graphql } = await load();
-    const answer = await graphql.answerGraphQL(service, sessionOf(engine, request, reply), request.body, unexpected);
+    const answer = await graphql.answerGraphQL(service, sessionOf(engine, request, reply), request.body, unexpectedIn(request));
+    noteGraphQLErrors(request, codesOf(answer.errors ?? []));
     return send(reply, 200, answer);
   });
   return Promise.resolve();
+}
+
+function codesOf(errors: readonly GraphQLErrorObject[]): string[] {
+  return errors.map((error) => error.extensions.code);
 }
 
 function send(reply: FastifyReply, status: number, body: unknown): FastifyReply {

@@ -9,9 +9,10 @@ import type { DescribedRoute, JsonSchema } from './described-route.js';
 const requiredText = (max: number, description: string): JsonSchema => ({
   type: 'string',
   maxLength: max,
-  // Some text that is not only spaces, and no NUL character (PostgreSQL cannot store one).
-  pattern: '^(?=[^\\u0000]*$)[\\s\\S]*\\S',
-  description,
+  // Some text that is not only spaces, and no control character: NUL cannot be stored on
+  // PostgreSQL, and the others are terminal commands where the console lists tokens.
+  pattern: '^(?=[^\\u0000-\\u001f\\u007f-\\u009f]*$)[\\s\\S]*\\S',
+  description: `${description}; one line of text, without control characters`,
 });
 const lifetime: JsonSchema = {
   // The web UI sends numbers as strings; the provider sends integers.

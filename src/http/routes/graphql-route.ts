@@ -4,6 +4,7 @@ import type { GraphQLService } from '../../graphql/run.js';
 import type { Logger } from '../../log.js';
 import type { UnmodeledRecord } from '../../model/index.js';
 import { adviceHeaders, describeError, toApiError } from '../plugins/error-rendering.js';
+import { jsonBody } from '../streamed-json.js';
 import { sessionOf } from './request-session.js';
 
 /** Where Terrakube's clients find Elide's GraphQL endpoint. */
@@ -52,6 +53,7 @@ export function graphqlRoute(
   return Promise.resolve();
 }
 
+/** The body goes out a piece at a time as the client reads it, when it is large (see jsonBody). */
 function send(reply: FastifyReply, status: number, body: unknown): FastifyReply {
-  return reply.code(status).header('content-type', 'application/json').send(JSON.stringify(body));
+  return reply.code(status).header('content-type', 'application/json; charset=utf-8').send(jsonBody(body));
 }

@@ -108,4 +108,23 @@ describe('the memory of answers being built', () => {
     assert.equal(two.status, 'rejected');
     assert.equal(budget.remaining, 40);
   });
+
+  it('counts records placed in an answer beyond what their load reserved: once more for each placement after the first', async () => {
+    const memory = new ResponseMemory(10_000, 10_000);
+    const budget = memory.budget();
+    const refusal = () => new ApiError(400, { code: 'too_large', detail: 'x' });
+    const rows = [{ id: 'a'.repeat(44) }, { id: 'b'.repeat(44) }];
+    // What the rows' load reserved: 256 bytes a row besides their text.
+    await budget.reserve(600, refusal);
+    await budget.reservePlacement(rows, 700, () => refusal());
+    assert.equal(budget.remaining, 10_000 - 600 - 100, 'their first placement counts beyond the rows only');
+    await budget.reservePlacement(rows, 700, () => refusal());
+    assert.equal(budget.remaining, 10_000 - 600 - 100 - 700, 'placed again: counted in full');
+    await budget.reservePlacement([{ id: 'c'.repeat(44) }], 200, () => refusal());
+    assert.equal(budget.remaining, 10_000 - 600 - 100 - 700, 'a new row placed within its own size adds nothing');
+    await assert.rejects(
+      budget.reservePlacement(rows, 9_000, () => refusal()),
+      /x/,
+    );
+  });
 });

@@ -109,6 +109,8 @@ export class ResponseBudget {
   /** Asked of the shared memory and not granted yet. */
   private waiting = 0;
   private closed = false;
+  /** Rows already placed in the answer once: that placement shares the memory their load reserved. */
+  private readonly placed = new WeakSet<Row>();
 
   constructor(private readonly memory: ResponseMemory) {}
 
@@ -141,6 +143,22 @@ export class ResponseBudget {
       throw abandoned();
     }
     this.held += bytes;
+  }
+
+  /**
+   * Reserves what placing loaded rows in the answer adds to it (`bytes`, as the transport counts
+   * what it writes for them), less what their first placement shares with the rows themselves,
+   * which their load reserved. A row placed again (reached through another relationship, or
+   * written under several names) is counted in full each time.
+   */
+  async reservePlacement(rows: readonly Row[], bytes: number, refusal: (limit: string) => ApiError): Promise<void> {
+    let shared = 0;
+    for (const row of rows) {
+      if (this.placed.has(row)) continue;
+      this.placed.add(row);
+      shared += rowBytes(row);
+    }
+    if (bytes > shared) await this.reserve(bytes - shared, (_mebibytes, limit) => refusal(limit));
   }
 
   /** Gives back what loaded rows did not need of their reservation. */
@@ -184,13 +202,16 @@ export function rowBytesSql(resource: ResourceDeclaration, alias: string): RawBu
 /** The size of loaded rows, as the budget counts it. */
 export function rowsBytes(rows: readonly Row[]): number {
   let bytes = 0;
-  for (const row of rows) {
-    bytes += rowOverhead;
-    // A loop over the keys, not Object.values: no array per row on a page of a hundred.
-    for (const column in row) {
-      const value = row[column];
-      if (typeof value === 'string') bytes += value.length;
-    }
+  for (const row of rows) bytes += rowBytes(row);
+  return bytes;
+}
+
+function rowBytes(row: Row): number {
+  let bytes = rowOverhead;
+  // A loop over the keys, not Object.values: no array per row on a page of a hundred.
+  for (const column in row) {
+    const value = row[column];
+    if (typeof value === 'string') bytes += value.length;
   }
   return bytes;
 }

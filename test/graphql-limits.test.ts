@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { createOrganization, createWorkspace, describeEachStore, type Response } from './harness.ts';
+import { createOrganization, createRecord, createWorkspace, describeEachStore, type Response } from './harness.ts';
 import { data, errors, graphql, graphqlPath, literal } from './graphql-helpers.ts';
+import { Random, readSeed } from './seeded-random.ts';
+import { memoryDuring } from './server-metrics.ts';
 
 /** What must never show in an answer: traces of the code, and of the database behind it. */
 const internals = [
@@ -170,3 +172,125 @@ describeEachStore('GraphQL limits and hostile requests', (context) => {
     );
   });
 });
+
+/**
+ * A GraphQL document built to make its answer grow far beyond what it reads: aliases of leaves
+ * (fragments and inline fragments spreading more of them, `@include` keeping them), records reached
+ * again and again through relationships (a workspace's organization, and that organization's
+ * workspaces), connections the UI asks for that are always empty, repeated `pageInfo`, and
+ * `first` as large as it goes, in a literal or a variable.
+ */
+function amplifyingDocument(rng: Random): { query: string; variables: Record<string, unknown> } {
+  const fragments: string[] = [];
+  const leaf = () => rng.pick(['id', 'name', 'description', 'locked', 'branch', '__typename']);
+  const aliases = (prefix: string, count: number) => {
+    const field = leaf();
+    const include = rng.chance(0.2) ? ' @include(if: $yes)' : '';
+    return Array.from({ length: count }, (_, i) => `${prefix}${i}: ${field}${include}`).join(' ');
+  };
+  const first = () => rng.pick(['(first: 10000)', '(first: $many)', '(first: "10000")', '']);
+  const workspaceNode = (depth: number): string => {
+    const parts: string[] = [];
+    for (let part = 0; part < 1 + rng.int(3); part++) {
+      const kind = rng.weighted<string>([
+        ['aliases', 4],
+        ['fragment', 2],
+        ['inline', 1],
+        ['empty', 1],
+        ['again', depth > 0 ? 3 : 0],
+      ]);
+      const size = rng.pick([1, 10, 100, 300]);
+      const prefix = `${kind[0] ?? 'x'}${depth}_${part}_`;
+      if (kind === 'aliases') parts.push(aliases(prefix, size));
+      if (kind === 'inline') parts.push(`... on Workspace { ${aliases(prefix, size)} }`);
+      if (kind === 'fragment') {
+        const name = `F${fragments.length}`;
+        fragments.push(`fragment ${name} on Workspace { ${aliases(prefix, size)} }`);
+        parts.push(Array.from({ length: 1 + rng.int(3) }, () => `...${name}`).join(' '));
+      }
+      if (kind === 'empty') {
+        const empty = Array.from(
+          { length: 1 + rng.int(20) },
+          (_, i) => `${prefix}${i}: access { edges { node { id name } } pageInfo { totalRecords } }`,
+        );
+        parts.push(empty.join(' '));
+      }
+      if (kind === 'again') {
+        const back = `workspace${first()} { edges { ${Array.from({ length: 1 + rng.int(2) }, (_, i) => `n${i}: node { ${workspaceNode(depth - 1)} }`).join(' ')} } p0: pageInfo { totalRecords } p1: pageInfo { endCursor } }`;
+        parts.push(`${prefix}o: organization { edges { node { id ${back} } } }`);
+      }
+    }
+    return parts.join(' ');
+  };
+  const roots = Array.from(
+    { length: 1 + rng.int(2) },
+    (_, i) => `r${i}: workspace${first()} { edges { node { ${workspaceNode(rng.int(3))} } } pageInfo { totalRecords } }`,
+  );
+  const body = `{ ${roots.join(' ')} } ${fragments.join(' ')}`;
+  // A variable declared and not used is a validation error.
+  const variables = { many: 10000, yes: true };
+  const declared = [body.includes('$many') ? '$many: StringOrInt' : '', body.includes('$yes') ? '$yes: Boolean!' : ''].filter(
+    (d) => d !== '',
+  );
+  return {
+    query: declared.length === 0 ? body : `query Amplify(${declared.join(', ')}) ${body}`,
+    variables: Object.fromEntries(Object.entries(variables).filter(([name]) => body.includes(`$${name}`))),
+  };
+}
+
+/** How a document built to amplify may be refused: by the limits of the document, or of the answer. */
+const amplifyingRefusals = ['response_too_large', 'query_too_large', 'query_too_complex', 'query_too_deep'];
+
+describeEachStore(
+  'GraphQL documents built to amplify their answer',
+  { env: { STRATUM_METRICS_PORT: '0', STRATUM_RESPONSE_MAX_MIB: '2', STRATUM_RESPONSE_MEMORY_MIB: '8' } },
+  (context) => {
+    let reader = '';
+
+    before(async () => {
+      const organization = await createOrganization(context.server);
+      for (let i = 0; i < 40; i++) {
+        await createWorkspace(context.server, organization, { name: `ws-${i}`, description: `${i} `.repeat(100) });
+      }
+      await createRecord(context.server, `/api/v1/organization/${organization}/team`, 'team', { name: 'readers', role: 'read' });
+      reader = await context.server.token({ groups: ['readers'] });
+    });
+
+    it("are answered within the limits or refused, never a 5xx, and the server's memory stays bounded (its own metrics)", async (t) => {
+      const seed = readSeed();
+      const rng = new Random(seed);
+      t.diagnostic(`seed ${seed} (replay: STRATUM_FUZZ_SEED=${seed})`);
+      const documents = Array.from({ length: 48 }, () => amplifyingDocument(rng));
+      const outcomes = new Map<string, number>();
+      const { beforeMiB, peakMiB } = await memoryDuring(context.server, async () => {
+        // Four at a time: they share the memory of answers.
+        for (let start = 0; start < documents.length; start += 4) {
+          const batch = documents.slice(start, start + 4);
+          const responses = await Promise.all(
+            batch.map((d) => graphql(context.server, d.query, { token: reader, variables: d.variables })),
+          );
+          for (const [index, response] of responses.entries()) {
+            const what = `document ${start + index} of seed ${seed}`;
+            assert.equal(response.status, 200, `${what}: ${response.text.slice(0, 300)}`);
+            const codes: string[] = (response.body.errors ?? []).map((e: { extensions: { code: string } }) => e.extensions.code);
+            for (const code of codes) assert.ok(amplifyingRefusals.includes(code), `${what}: ${response.text.slice(0, 300)}`);
+            if (codes.length === 0) assert.ok(response.body.data !== undefined, what);
+            const outcome = codes[0] ?? 'answered';
+            outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+          }
+        }
+      });
+      t.diagnostic(
+        `${JSON.stringify(Object.fromEntries(outcomes))}; resident memory ${beforeMiB.toFixed(0)} MiB before, ${peakMiB.toFixed(0)} MiB at most`,
+      );
+      // 8 MiB of answers at once; without the count, a few of these documents take gigabytes.
+      assert.ok(peakMiB - beforeMiB < 128, `resident memory went from ${beforeMiB.toFixed(0)} to ${peakMiB.toFixed(0)} MiB`);
+      assert.ok((outcomes.get('response_too_large') ?? 0) > 0, 'no document outgrew the answer: the generator lost its point');
+      assert.equal((await context.server.get('/healthz', { token: null })).status, 200);
+      assert.deepEqual(
+        context.server.logs.filter((line) => line.includes('"level":50')),
+        [],
+      );
+    });
+  },
+);

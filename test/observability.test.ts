@@ -152,6 +152,9 @@ describeEachStore('Prometheus metrics', { env: { STRATUM_METRICS_PORT: '0' } }, 
     assert.ok(value(`stratum_database_connections{store="${context.kind}"}`) >= 1);
     assert.equal(value(`stratum_database_waiting_queries{store="${context.kind}"}`), 0);
     assert.match(text, /^process_cpu_seconds_total \d/m);
+    // The kernel's high-water mark, which a scrape between two peaks cannot miss: at least what the
+    // process holds (the two are read a moment apart).
+    assert.ok(value('stratum_process_resident_memory_peak_bytes') >= 0.9 * value('process_resident_memory_bytes'));
     assert.match(text, /^nodejs_heap_size_used_bytes \d/m);
     assert.doesNotMatch(text, /organization\/0/, 'a record id became a label');
 

@@ -70,4 +70,61 @@ describe('the memory of answers being built', () => {
     assert.deepEqual(order, ['second', 'third']);
     await assert.rejects(memory.budget().reserve(101, refusal), ApiError);
   });
+
+  it('refuses at once the answer that would complete a circle of answers each waiting for memory another holds, and lets the others go on', async () => {
+    const memory = new ResponseMemory(100, 150);
+    const refusal = () => new ApiError(400, { code: 'x', detail: 'x' });
+    const first = memory.budget();
+    const second = memory.budget();
+    await first.reserve(80, refusal);
+    await second.reserve(60, refusal);
+    const firstMore = first.reserve(15, refusal);
+    let firstGot = false;
+    void firstMore.then(() => (firstGot = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(firstGot, false, 'the first waits: the second still runs, and will give its memory back');
+    // The second now waits too: neither could finish, so it is refused without waiting.
+    await assert.rejects(second.reserve(15, refusal), (error: ApiError) => error.status === 503 && error.problems[0]?.code === 'busy');
+    second.close();
+    await firstMore;
+    // An answer holding nothing waits, whatever the others do.
+    const third = memory.budget();
+    const waiting = third.reserve(60, refusal);
+    let thirdGot = false;
+    void waiting.then(() => (thirdGot = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(thirdGot, false);
+    first.close();
+    await waiting;
+    third.close();
+  });
+
+  it('counts reservations of one answer made together against its limit at once, so they cannot pass it together while they wait', async () => {
+    const memory = new ResponseMemory(100, 1000);
+    const budget = memory.budget();
+    const refusal = () => new ApiError(400, { code: 'too_large', detail: 'x' });
+    const [one, two] = await Promise.allSettled([budget.reserve(60, refusal), budget.reserve(60, refusal)]);
+    assert.equal(one.status, 'fulfilled');
+    assert.equal(two.status, 'rejected');
+    assert.equal(budget.remaining, 40);
+  });
+
+  it('counts records placed in an answer beyond what their load reserved: once more for each placement after the first', async () => {
+    const memory = new ResponseMemory(10_000, 10_000);
+    const budget = memory.budget();
+    const refusal = () => new ApiError(400, { code: 'too_large', detail: 'x' });
+    const rows = [{ id: 'a'.repeat(44) }, { id: 'b'.repeat(44) }];
+    // What the rows' load reserved: 256 bytes a row besides their text.
+    await budget.reserve(600, refusal);
+    await budget.reservePlacement(rows, 700, () => refusal());
+    assert.equal(budget.remaining, 10_000 - 600 - 100, 'their first placement counts beyond the rows only');
+    await budget.reservePlacement(rows, 700, () => refusal());
+    assert.equal(budget.remaining, 10_000 - 600 - 100 - 700, 'placed again: counted in full');
+    await budget.reservePlacement([{ id: 'c'.repeat(44) }], 200, () => refusal());
+    assert.equal(budget.remaining, 10_000 - 600 - 100 - 700, 'a new row placed within its own size adds nothing');
+    await assert.rejects(
+      budget.reservePlacement(rows, 9_000, () => refusal()),
+      /x/,
+    );
+  });
 });

@@ -1,6 +1,7 @@
 import type { TokenRequest } from '../auth/api-tokens.js';
 import type { TokenRecord, TokenView } from '../auth/token-views.js';
 import type { TrackedKind } from '../auth/tokens.js';
+import { ApiError } from '../errors.js';
 import type { ResourceDeclaration, Row, ToMany, ToOne } from '../model/index.js';
 import { databaseApiError, retryOnContention } from '../store/failures.js';
 import { loadIncluded, type IncludeResult } from './include.js';
@@ -153,6 +154,26 @@ export class Session {
     } catch (error) {
       throw databaseApiError(error) ?? error;
     }
+  }
+
+  /**
+   * Reserves, against the same memory as the records' own, what placing records already read in
+   * the answer adds to it: `bytes`, as the transport counts what it writes for them. A record's
+   * first placement shares what its read reserved; each further one (the same record reached again,
+   * or its values written under several names) is counted in full. More than one answer may hold
+   * is refused (400, `response_too_large`) at `argument`, with `advice` on what to ask for instead.
+   */
+  reserveAnswer(rows: readonly Row[], bytes: number, refusal: { argument: string; advice: string }): Promise<void> {
+    return this.scope.budget.reservePlacement(
+      rows,
+      bytes,
+      (limit) =>
+        new ApiError(400, {
+          code: 'response_too_large',
+          detail: `The answer would hold more than the ${limit} MiB one answer may hold; ${refusal.advice}`,
+          at: { argument: refusal.argument },
+        }),
+    );
   }
 
   /** Gives back the memory the answer's records held: the answer has left, or never will. */

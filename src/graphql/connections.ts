@@ -10,6 +10,7 @@ import {
   type ToMany,
   type ToOne,
 } from '../model/index.js';
+import { valueBytes } from './answer-size.js';
 import { listDraft, type FieldArguments } from './arguments.js';
 import type { ConnectionValue, NodeValue, RequestContext } from './context.js';
 import { asksForTotal } from './selection.js';
@@ -96,10 +97,31 @@ function toOneLoader(context: RequestContext, resource: ResourceDeclaration, nam
   }, byId);
 }
 
-export function edgesOf(connection: ConnectionValue, _args: unknown, context: RequestContext): { node: NodeValue }[] {
-  const { resource } = connection;
-  if (resource === undefined || !context.serve(connection.rows.length)) return [];
-  return connection.rows.map((row) => ({ node: { resource, row } }));
+/**
+ * The edges of a page, admitted into the answer before their fields are resolved: what they will
+ * write is counted from the query (every field, under every alias) and from the records' values,
+ * so an answer that would grow too large is refused before it does.
+ */
+export function edgesOf(
+  connection: ConnectionValue,
+  _args: unknown,
+  context: RequestContext,
+  info: GraphQLResolveInfo,
+): Edge[] | Promise<Edge[]> {
+  const { resource, rows } = connection;
+  if (resource === undefined || rows.length === 0 || context.overflow !== undefined) return [];
+  const edges = rows.map((row) => ({ node: { resource, row } }));
+  const placement = context.placementAt(resource, info);
+  let bytes = 0;
+  for (const { node } of edges) {
+    bytes += placement.fixed + placement.ids * valueBytes(String(node.row.id));
+    for (const [name, times] of placement.attributes) bytes += times * valueBytes(attributeOf(node, name));
+  }
+  return context.admit(rows, bytes, info).then((admitted) => (admitted ? edges : []));
+}
+
+interface Edge {
+  node: NodeValue;
 }
 
 /** Offset paging as Elide answers it: the cursors are offsets, `after` takes the end cursor. */

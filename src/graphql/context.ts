@@ -1,8 +1,9 @@
 import type DataLoader from 'dataloader';
-import type { FieldNode } from 'graphql';
+import { responsePathAsArray, type FieldNode, type GraphQLResolveInfo } from 'graphql';
 import type { Session } from '../engine/index.js';
-import type { ApiError } from '../errors.js';
+import { ApiError } from '../errors.js';
 import type { Registry, ResourceDeclaration, Row } from '../model/index.js';
+import { recordPlacement, type RecordPlacement } from './answer-size.js';
 import { limits, tooManyRecords, tooManyWrites } from './limits.js';
 
 /** A record as a GraphQL node: its declaration and its stored row. */
@@ -40,8 +41,10 @@ export class RequestContext {
   readonly loaders = new Map<FieldNode, DataLoader<NodeValue, ConnectionValue | null, unknown>>();
   /** A field that failed is reported once, not once per record that holds it. */
   readonly reportedFields = new Set<FieldNode>();
-  /** Set once the answer holds more records than one may: the request is refused with it. */
-  overflow: ApiError | undefined;
+  /** Set once the answer would hold more than one may: the request is refused with it, at the field that overflowed. */
+  overflow: { error: ApiError; path: readonly (string | number)[] } | undefined;
+  /** What a record adds to the answer at each `edges` of the query, read from the query once. */
+  private readonly placements = new Map<readonly FieldNode[], RecordPlacement>();
   private failed = false;
   private queue: Promise<unknown> = Promise.resolve();
   private served = 0;
@@ -53,11 +56,38 @@ export class RequestContext {
     readonly mutation: boolean,
   ) {}
 
-  /** Counts records placed in the answer; false once there are too many, and the lists stay empty from then on. */
-  serve(count: number): boolean {
+  /**
+   * What a record of `resource` adds to the answer at the `edges` field being resolved. graphql-js
+   * resolves a field of every record at one place of the query with the same list of field nodes.
+   */
+  placementAt(resource: ResourceDeclaration, edges: GraphQLResolveInfo): RecordPlacement {
+    let placement = this.placements.get(edges.fieldNodes);
+    if (placement === undefined) {
+      placement = recordPlacement(resource, edges);
+      this.placements.set(edges.fieldNodes, placement);
+    }
+    return placement;
+  }
+
+  /**
+   * Admits a page of records into the answer, before any of their fields is resolved: counts them
+   * against the records an answer may hold, and reserves the `bytes` they will write into it from
+   * the caller's answer memory. False once the answer would hold too much: this list and every one
+   * after it stay empty, and the request is refused.
+   */
+  async admit(rows: readonly Row[], bytes: number, edges: GraphQLResolveInfo): Promise<boolean> {
     if (this.overflow !== undefined) return false;
-    this.served += count;
-    if (this.served > limits.records) this.overflow = tooManyRecords();
+    this.served += rows.length;
+    try {
+      if (this.served > limits.records) throw tooManyRecords();
+      await this.session.reserveAnswer(rows, bytes, {
+        argument: 'first',
+        advice: `ask for fewer records (a smaller first, ids or a filter), or for fewer fields and aliases of each (the ${rows.length} records here take about ${Math.ceil(bytes / rows.length / 1024)} KiB each).`,
+      });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      this.overflow ??= { error, path: responsePathAsArray(edges.path) };
+    }
     return this.overflow === undefined;
   }
 

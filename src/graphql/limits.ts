@@ -28,8 +28,10 @@ export const readsRecords = 'stratumReadsRecords';
  *   answer, however many records the level holds).
  * While it runs (what the document alone cannot tell):
  * - records: records in the answer, counting a record each time it appears (a query that walks
- *   relationships back and forth repeats them); the records of one answer are also bounded in
- *   bytes by STRATUM_RESPONSE_MAX_MIB, as every answer is;
+ *   relationships back and forth repeats them);
+ * - bytes: what the answer holds, every value under every alias and a record each time it appears,
+ *   counted as each page is placed (`answer-size.ts`) against the memory of answers, as the rows
+ *   read are (STRATUM_RESPONSE_MAX_MIB each, STRATUM_RESPONSE_MEMORY_MIB together);
  * - writes: records a mutation creates, changes or deletes.
  */
 export const limits = { tokens: 10_000, depth: 20, fields: 1_000, lists: 50, records: 100_000, writes: 100 } as const;

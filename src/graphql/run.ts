@@ -73,7 +73,7 @@ export async function answerGraphQL(
   };
   if (prepared.operation?.operation !== OperationTypeNode.MUTATION) {
     const { result, overflow } = await executeAs(new RequestContext(session, registry, false));
-    return overflow === undefined ? shaped(result, unexpected) : { errors: apiErrorObjects(overflow) };
+    return overflow === undefined ? shaped(result, unexpected) : { errors: overflowErrors(overflow) };
   }
   try {
     return await session.batch(async (batch) => {
@@ -87,7 +87,7 @@ export async function answerGraphQL(
   } catch (error) {
     if (error instanceof ApiError) return { data: null, errors: apiErrorObjects(error) };
     if (!(error instanceof RolledBack)) throw error;
-    return { data: null, errors: error.overflow === undefined ? resultErrors(error.errors, unexpected) : apiErrorObjects(error.overflow) };
+    return { data: null, errors: error.overflow === undefined ? resultErrors(error.errors, unexpected) : overflowErrors(error.overflow) };
   }
 }
 
@@ -125,11 +125,15 @@ function prepare(
   return { document, operation };
 }
 
+type Overflow = RequestContext['overflow'] & object;
+
+const overflowErrors = ({ error, path }: Overflow) => apiErrorObjects(error, { path });
+
 /** Ends a mutation's transaction without committing it: one of its operations failed. */
 class RolledBack extends Error {
   constructor(
     readonly errors: readonly GraphQLError[],
-    readonly overflow: ApiError | undefined,
+    readonly overflow: Overflow | undefined,
   ) {
     super('rolled back');
   }

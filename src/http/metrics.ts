@@ -16,8 +16,8 @@ const unmatched = 'unmatched';
 /**
  * The service's Prometheus metrics: requests by route pattern, method and status, their latency,
  * the errors inside GraphQL answers by code, the database connections, and the process's own
- * (CPU, memory, event loop, garbage collection). A registry of its own, so nothing else
- * registered in the process leaks into the scrape.
+ * (CPU, memory and its peak, event loop, garbage collection). A registry of its own, so nothing
+ * else registered in the process leaks into the scrape.
  */
 export class Metrics {
   readonly registry = new Registry();
@@ -71,6 +71,15 @@ export class Metrics {
       (use) => use.max,
     );
     pool('stratum_database_waiting_queries', 'Queries waiting for a free database connection.', (use) => use.waiting);
+    new Gauge({
+      name: 'stratum_process_resident_memory_peak_bytes',
+      help: 'The most resident memory the process has held since it started (the kernel high-water mark): a peak between two scrapes shows here.',
+      registers: [this.registry],
+      collect() {
+        // maxRSS is in kibibytes.
+        this.set(process.resourceUsage().maxRSS * 1024);
+      },
+    });
   }
 
   observe(method: string, route: string | undefined, status: number, seconds: number): void {

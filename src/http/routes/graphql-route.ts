@@ -6,6 +6,7 @@ import type { Logger } from '../../log.js';
 import type { UnmodeledRecord } from '../../model/index.js';
 import { adviceHeaders, describeError, toApiError } from '../plugins/error-rendering.js';
 import { noteFailure, noteGraphQLErrors } from '../plugins/request-log.js';
+import { jsonBody } from '../plugins/streamed-json.js';
 import { sessionOf } from './request-session.js';
 
 /** Where Terrakube's clients find Elide's GraphQL endpoint. */
@@ -64,6 +65,7 @@ function codesOf(errors: readonly GraphQLErrorObject[]): string[] {
   return errors.map((error) => error.extensions.code);
 }
 
+/** The body goes out a piece at a time as the client reads it, when it is large (see jsonBody). */
 function send(reply: FastifyReply, status: number, body: unknown): FastifyReply {
-  return reply.code(status).header('content-type', 'application/json').send(JSON.stringify(body));
+  return reply.code(status).header('content-type', 'application/json; charset=utf-8').send(jsonBody(body));
 }

@@ -28,7 +28,13 @@ function linesAsBuffers(destination: Destination): DestinationStream & Pick<Dest
   return {
     // sonic-boom's types name text only; in buffer mode it takes bytes.
     write: (line: string) => destination.write(Buffer.from(line) as unknown as string),
-    flush: (callback) => destination.flush(callback),
+    // sonic-boom's flush calls back only after an fsync of stdout: with stdout sent to a file, the exit
+    // would wait for the disk to write out the whole log. The lines need only reach the kernel before
+    // the process exits, which 'drain' says they have.
+    flush: (callback) => {
+      if (callback !== undefined) destination.once('drain', () => callback());
+      destination.flush();
+    },
     flushSync: () => destination.flushSync(),
   };
 }

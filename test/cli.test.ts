@@ -44,10 +44,16 @@ describe('stratum usage', () => {
     assert.match(stratum(['tokens', 'revoke', '--help']).stdout, /^Usage: stratum tokens revoke \[options\] <id>/);
   });
 
-  it('--version prints the version of package.json', () => {
+  it('--version prints the version of package.json and the schema it migrates to', () => {
     const result = stratum(['--version']);
     assert.equal(result.status, 0);
-    assert.equal(result.stdout.trim(), version);
+    const latest = fs
+      .readdirSync(new URL('../src/store/migrations/', import.meta.url))
+      .filter((f) => /^\d{4}-/.test(f))
+      .sort()
+      .at(-1)
+      ?.replace(/\.ts$/, '');
+    assert.equal(result.stdout.trim(), `${version} (schema ${latest})`);
   });
 
   it('an unknown command says so, suggests the nearest one, and exits 2 with nothing on stdout', () => {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { it } from 'node:test';
 import Sqlite from 'better-sqlite3';
-import { stratum } from './cli-run.ts';
+import { stratumAsync } from './cli-run.ts';
 import {
   assertError,
   assertRefused,
@@ -28,7 +28,7 @@ describeEachStore('stratum migrate, check, tokens and backup', (context) => {
   const env = () => context.server.env;
 
   it('migrate --check exits 0 on a migrated store and 3, listing them, while migrations are pending; migrate applies them', async () => {
-    const current = stratum(['migrate', '--check'], env());
+    const current = await stratumAsync(['migrate', '--check'], env());
     assert.equal(current.status, 0, current.stderr);
     assert.match(current.stdout, new RegExp(`is up to date \\(${migrations.length} migrations applied\\)`));
 
@@ -42,28 +42,28 @@ describeEachStore('stratum migrate, check, tokens and backup', (context) => {
       fresh = { STRATUM_DATA_DIR: path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'stratum-migrate-')), 'data') };
     }
     try {
-      const pending = stratum(['migrate', '--check'], fresh);
+      const pending = await stratumAsync(['migrate', '--check'], fresh);
       assert.equal(pending.status, 3, pending.stderr);
       if (context.kind === 'postgres')
         assert.match(pending.stderr, new RegExp(`${migrations.length} migration\\(s\\) pending: ${migrations.join(', ')}`));
       else assert.match(pending.stderr, /there is no data folder .*, so every migration is pending/);
       if (context.kind === 'sqlite') {
-        const refused = stratum(['migrate'], fresh);
+        const refused = await stratumAsync(['migrate'], fresh);
         assert.equal(refused.status, 1);
         assert.match(refused.stderr, /there is no data folder .*pass --init/);
         assert.ok(!fs.existsSync(fresh.STRATUM_DATA_DIR ?? ''), 'migrate created the folder without --init');
       }
-      const applied = stratum(context.kind === 'sqlite' ? ['migrate', '--init'] : ['migrate'], fresh);
+      const applied = await stratumAsync(context.kind === 'sqlite' ? ['migrate', '--init'] : ['migrate'], fresh);
       assert.equal(applied.status, 0, applied.stderr);
       assert.match(applied.stdout, new RegExp(`applied ${migrations.length} migration\\(s\\) to .*: ${migrations.join(', ')}`));
-      assert.equal(stratum(['migrate', '--check'], fresh).status, 0);
-      assert.match(stratum(['migrate'], fresh).stdout, /is up to date/);
+      assert.equal((await stratumAsync(['migrate', '--check'], fresh)).status, 0);
+      assert.match((await stratumAsync(['migrate'], fresh)).stdout, /is up to date/);
       if (context.kind === 'sqlite') {
         // --init makes the store whole: nothing for check to miss, and a token can be minted at once.
-        const checked = stratum(['check'], fresh);
+        const checked = await stratumAsync(['check'], fresh);
         assert.equal(checked.status, 0, checked.stdout + checked.stderr);
         assert.match(checked.stdout, /No problem found\.$/m);
-        assert.equal(stratum(['token', '--subject', 'ops@example.com'], fresh).status, 0);
+        assert.equal((await stratumAsync(['token', '--subject', 'ops@example.com'], fresh)).status, 0);
       }
     } finally {
       await drop();
@@ -71,15 +71,15 @@ describeEachStore('stratum migrate, check, tokens and backup', (context) => {
   });
 
   if (context.kind === 'sqlite') {
-    it('migrate refuses to run beside the server that holds the data folder', () => {
-      const result = stratum(['migrate'], env());
+    it('migrate refuses to run beside the server that holds the data folder', async () => {
+      const result = await stratumAsync(['migrate'], env());
       assert.equal(result.status, 1);
       assert.match(result.stderr, /in use by another Stratum process \(pid \d+\)/);
     });
   }
 
-  it('check, beside the running server, finds the database, the migrations and both keys in order', () => {
-    const result = stratum(['check'], env());
+  it('check, beside the running server, finds the database, the migrations and both keys in order', async () => {
+    const result = await stratumAsync(['check'], env());
     assert.equal(result.status, 0, result.stdout + result.stderr);
     for (const subject of ['configuration', 'database', 'migrations', 'encryption key', 'signing key']) {
       assert.match(result.stdout, new RegExp(`^  ok {4}${subject} `, 'm'), `${subject} is not ok:\n${result.stdout}`);
@@ -88,8 +88,8 @@ describeEachStore('stratum migrate, check, tokens and backup', (context) => {
     assert.match(result.stdout, /No problem found/);
   });
 
-  it('check finds an encryption key that does not open the stored secrets, and says what to do', () => {
-    const result = stratum(['check'], { ...env(), STRATUM_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
+  it('check finds an encryption key that does not open the stored secrets, and says what to do', async () => {
+    const result = await stratumAsync(['check'], { ...env(), STRATUM_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
     assert.equal(result.status, 1);
     assert.match(
       result.stdout,
@@ -111,11 +111,11 @@ describeEachStore('stratum migrate, check, tokens and backup', (context) => {
     const { id, token } = created.body as { id: string; token: string };
     assert.equal((await context.server.get('/api/v1/organization', { token })).status, 200);
 
-    const listed = stratum(['tokens', 'list'], env());
+    const listed = await stratumAsync(['tokens', 'list'], env());
     assert.equal(listed.status, 0, listed.stderr);
     assert.match(listed.stdout, /^ID +KIND +GROUP\/OWNER +STATE +EXPIRES +LAST USED +DESCRIPTION$/m);
     assert.match(listed.stdout, new RegExp(`^${id} +team +deployers-${context.kind} +live .* CI pipeline$`, 'm'));
-    const json = JSON.parse(stratum(['tokens', 'list', '--json'], env()).stdout) as {
+    const json = JSON.parse((await stratumAsync(['tokens', 'list', '--json'], env())).stdout) as {
       id: string;
       kind: string;
       revokedAt: string | null;
@@ -125,7 +125,7 @@ describeEachStore('stratum migrate, check, tokens and backup', (context) => {
       [{ kind: 'team', revokedAt: null }],
     );
 
-    const revoked = stratum(['tokens', 'revoke', id], env());
+    const revoked = await stratumAsync(['tokens', 'revoke', id], env());
     assert.equal(revoked.status, 0, revoked.stderr);
     assert.match(revoked.stdout, new RegExp(`revoked 1 token\\(s\\): ${id}`));
     await eventually(
@@ -135,22 +135,17 @@ describeEachStore('stratum migrate, check, tokens and backup', (context) => {
         timeoutMs: staleTokenBoundMs + 1000,
       },
     );
-    assert.doesNotMatch(stratum(['tokens', 'list'], env()).stdout, new RegExp(id));
-    assert.match(stratum(['tokens', 'list', '--all'], env()).stdout, new RegExp(`^${id} +team +\\S+ +revoked `, 'm'));
+    assert.doesNotMatch((await stratumAsync(['tokens', 'list'], env())).stdout, new RegExp(id));
+    assert.match((await stratumAsync(['tokens', 'list', '--all'], env())).stdout, new RegExp(`^${id} +team +\\S+ +revoked `, 'm'));
     const [row] = await context.server.query('select revoked_at from api_token where id = $1', [id]);
     assert.ok(row?.revoked_at !== null);
 
-    const unknown = stratum(['tokens', 'revoke', '0192f3a0-8c4e-7d10-9a6b-000000000000'], env());
+    const unknown = await stratumAsync(['tokens', 'revoke', '0192f3a0-8c4e-7d10-9a6b-000000000000'], env());
     assert.equal(unknown.status, 1);
     assert.match(unknown.stderr, /there is no API token 0192f3a0-8c4e-7d10-9a6b-000000000000 in this store/);
   });
 
   it('tokens list prints control characters of a description as codes, and the token endpoints refuse them', async () => {
-    // The console commands before ran synchronously, long enough for the server to close this
-    // process's idle connection unseen: a request that meets the closed connection is sent again.
-    await eventually('a connection to the server', async () =>
-      assert.equal((await context.server.get('/healthz', { token: null })).status, 200),
-    );
     const json = { headers: { 'content-type': 'application/json' } };
     const group = `operators-${context.kind}`;
     // Up one line, erase it: the row above would vanish from an administrator's terminal.
@@ -169,14 +164,14 @@ describeEachStore('stratum migrate, check, tokens and backup', (context) => {
     const { id } = created.body as { id: string };
     assert.equal(await context.server.execute('update api_token set description = $1 where id = $2', [erasing, id]), 1);
 
-    const listed = stratum(['tokens', 'list'], env());
+    const listed = await stratumAsync(['tokens', 'list'], env());
     assert.equal(listed.status, 0, listed.stderr);
     // Every character a terminal takes as a command, the line breaks between rows aside.
     const commands = (text: string) => text.match(/(?!\n)[\p{Cc}\u202a-\u202e]/gu) ?? [];
     assert.deepEqual(commands(listed.stdout), [], 'a control character reached the terminal');
     const row = listed.stdout.split('\n').find((line) => line.startsWith(id));
     assert.ok(row?.endsWith(String.raw`nightly\x1b[1A\x1b[2K\x9b2K done\u{202e}`), row);
-    const printed = stratum(['tokens', 'list', '--json'], env()).stdout;
+    const printed = (await stratumAsync(['tokens', 'list', '--json'], env())).stdout;
     assert.deepEqual(commands(printed), []);
     const records = JSON.parse(printed) as { id: string; description: string }[];
     assert.equal(records.find((r) => r.id === id)?.description, erasing, 'the JSON reads back as stored');
@@ -188,7 +183,7 @@ describeEachStore('stratum migrate, check, tokens and backup', (context) => {
       const target = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'stratum-backup-')), 'stratum-backup.db');
       // Writes go on while the copy is taken.
       const writing = Promise.all(Array.from({ length: 20 }, () => createOrganization(context.server)));
-      const result = stratum(['backup', target], env());
+      const result = await stratumAsync(['backup', target], env());
       await writing;
       assert.equal(result.status, 0, result.stderr);
       assert.match(
@@ -196,6 +191,8 @@ describeEachStore('stratum migrate, check, tokens and backup', (context) => {
         new RegExp(`backed up .*stratum\\.db to ${target} \\(\\d+ KiB, ${migrations.length} migrations, \\d+ API tokens\\)`),
       );
       assert.match(result.stdout, /keep .*encryption\.key and .*STRATUM_TOKEN_KEY safe/);
+      // It holds the sealed secrets and the token records: its owner's alone.
+      assert.equal(fs.statSync(target).mode & 0o777, 0o600);
       const copy = new Sqlite(target, { readonly: true });
       try {
         assert.equal(copy.pragma('quick_check', { simple: true }), 'ok');
@@ -209,15 +206,15 @@ describeEachStore('stratum migrate, check, tokens and backup', (context) => {
         [],
         'the backup left files beside it',
       );
-      const again = stratum(['backup', target], env());
+      const again = await stratumAsync(['backup', target], env());
       assert.equal(again.status, 1);
       assert.match(again.stderr, /exists already: name a new file/);
     });
   } else {
-    it('backup on PostgreSQL says to use pg_dump, and how, without the password', () => {
+    it('backup on PostgreSQL says to use pg_dump, and how, without the password', async () => {
       const url = new URL(env().DATABASE_URL ?? '');
       url.password = 'pw-not-shown';
-      const result = stratum(['backup', path.join(os.tmpdir(), 'never-written.db')], { ...env(), DATABASE_URL: url.toString() });
+      const result = await stratumAsync(['backup', path.join(os.tmpdir(), 'never-written.db')], { ...env(), DATABASE_URL: url.toString() });
       assert.equal(result.status, 1);
       assert.match(result.stderr, /this configuration uses PostgreSQL \(DATABASE_URL=postgres:\/\/[^:]+:\*\*\*@/);
       assert.match(result.stderr, /pg_dump --format=custom --file=stratum\.dump "\$DATABASE_URL"/);

@@ -244,6 +244,18 @@ describeEachStore('secrets at rest and in logs', { env: { STRATUM_LOG_LEVEL: 'tr
         : cli(context.server, ['rotate-encryption-key']);
     assert.equal(result.status, 0, result.stderr);
     assert.match(result.stdout, /re-encrypted 7 secret values/);
+    const oldKeyId = new SecretCipher(oldKey).keyId;
+    assert.match(
+      result.stdout,
+      new RegExp(`Backups taken before this rotation hold secrets sealed with the previous key \\(id ${oldKeyId}`),
+    );
+    if (context.kind === 'sqlite') {
+      // Backups taken before the rotation open only with the old key: it is kept, owner-readable only.
+      const kept = path.join(context.server.env.STRATUM_DATA_DIR ?? '', `encryption.key.previous-${oldKeyId}`);
+      assert.ok(result.stdout.includes(`kept in ${kept}`), result.stdout);
+      assert.equal(fs.statSync(kept).mode & 0o777, 0o600);
+      assert.equal(new SecretCipher(parseEncryptionKey(fs.readFileSync(kept, 'utf8').trim())).keyId, oldKeyId);
+    }
     if (context.kind === 'postgres') {
       assert.equal(startRefused(context.server, { PORT: '0' }).status, 1, 'the old key must no longer start the server');
       context.server.env.STRATUM_ENCRYPTION_KEY = newKey;

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { TokenSigner } from '../src/auth/tokens.ts';
 import { cliScript, createDatabase, type StoreKind } from './harness.ts';
 
@@ -18,7 +19,23 @@ export interface ServeProcess {
   cleanup(): Promise<void>;
 }
 
-export async function startServe(kind: StoreKind, extraEnv: Record<string, string> = {}): Promise<ServeProcess> {
+/** How the server is started: `stratum serve` directly, or through the commands the docs give. */
+export type Launch = 'stratum serve' | 'npm start' | 'npx stratum serve';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+function spawnServe(launch: Launch, env: NodeJS.ProcessEnv): ChildProcessByStdio<null, Readable, Readable> {
+  const options = { env, stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'] };
+  if (launch === 'npm start') return spawn('npm', ['start'], { ...options, cwd: root });
+  if (launch === 'npx stratum serve') return spawn('npx', ['stratum', 'serve'], { ...options, cwd: root });
+  return spawn(process.execPath, [cliScript, 'serve'], options);
+}
+
+export async function startServe(
+  kind: StoreKind,
+  extraEnv: Record<string, string> = {},
+  launch: Launch = 'stratum serve',
+): Promise<ServeProcess> {
   const env: Record<string, string> = {
     PORT: '0',
     HOST: '127.0.0.1',
@@ -35,7 +52,7 @@ export async function startServe(kind: StoreKind, extraEnv: Record<string, strin
     env.STRATUM_ENCRYPTION_KEY = randomBytes(32).toString('base64');
     drop = database.drop;
   }
-  const child = spawn(process.execPath, [cliScript, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnServe(launch, { ...process.env, ...env });
   const lines: Record<string, unknown>[] = [];
   // 'exit' can come before the last lines have been read from stdout; 'close' comes after them.
   const exited = new Promise<{ code: number | null; at: number }>((resolve) => {
@@ -51,8 +68,11 @@ export async function startServe(kind: StoreKind, extraEnv: Record<string, strin
       buffered += chunk.toString();
       let newline: number;
       while ((newline = buffered.indexOf('\n')) >= 0) {
-        const line = JSON.parse(buffered.slice(0, newline)) as Record<string, unknown>;
+        const text = buffered.slice(0, newline);
         buffered = buffered.slice(newline + 1);
+        // npm prints the script it runs before the server's own lines.
+        if (!text.startsWith('{')) continue;
+        const line = JSON.parse(text) as Record<string, unknown>;
         lines.push(line);
         if (typeof line.address === 'string') resolve(line.address);
       }

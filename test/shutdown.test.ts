@@ -119,3 +119,26 @@ for (const kind of storeKinds) {
     });
   });
 }
+
+describe('stopping when started through npm', () => {
+  for (const launch of ['npm start', 'npx stratum serve'] as const) {
+    it(`SIGTERM to \`${launch}\` reaches the server: it stops gracefully and leaves no process behind`, async () => {
+      const server = await startServe('sqlite', {}, launch);
+      try {
+        const pid = Number(server.lines.find((l) => typeof l.address === 'string')?.pid);
+        assert.ok(pid > 0 && pid !== server.child.pid, 'the server runs as a process of its own under npm');
+        server.child.kill('SIGTERM');
+        await server.exited;
+        await eventually('the server process to exit', () => assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' }), {
+          timeoutMs: 15000,
+        });
+        assert.ok(server.lines.some((l) => String(l.msg).startsWith('stopping')));
+        assert.equal(server.lines.at(-1)?.msg, 'stopped');
+        // The data folder is free again: nothing holds it.
+        assert.equal(stratum(['migrate'], server.env).status, 0);
+      } finally {
+        await server.cleanup();
+      }
+    });
+  }
+});

@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { isSealed, secretPlace, type SecretCipher } from '../secrets/cipher.js';
 import type { Database } from '../store/database.js';
+import { makeDataFolder } from '../store/data-folder.js';
 
 const keyFileName = 'token.key';
 
@@ -19,7 +20,7 @@ function generateKey(): string {
 export function embeddedSigningKey(config: Config): string {
   if (config.tokenKey !== undefined) return config.tokenKey;
   const file = signingKeyFile(config);
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  makeDataFolder(config.dataDir);
   try {
     // Exclusive create: when a server and the CLI start together, one writes and both read it.
     fs.writeFileSync(file, `${generateKey()}\n`, { flag: 'wx', mode: 0o600 });

@@ -20,6 +20,9 @@ export async function backup(file: string): Promise<void> {
   if (!fs.existsSync(source)) throw missingStore(config, `there is no database (stratum.db) in ${config.dataDir} to back up`);
   if (fs.existsSync(target)) throw new CommandFailure(`${target} exists already: name a new file, so that no backup is overwritten`);
   const partial = `${target}.partial-${process.pid}`;
+  // The copy holds the sealed secrets and the token records: readable by its owner only, from its
+  // first byte (SQLite takes an empty file as an empty database to copy into).
+  fs.closeSync(fs.openSync(partial, 'wx', 0o600));
   // Read-only, beside the server: a read transaction in WAL mode does not hold up its writes.
   const database = new Sqlite(source, { readonly: true, fileMustExist: true });
   try {

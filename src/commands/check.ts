@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { inspectConfig, type Config } from '../config.js';
+import { unknownSettings } from '../setting-names.js';
 import { MissingStoreError } from '../store/connection-failures.js';
 import { connectStore, type Store } from '../store/database.js';
-import { migrationStatus } from '../store/migrate.js';
+import { migrationStatus, schemaVersion } from '../store/migrate.js';
 import { packageVersion } from '../version.js';
 import { encryptionKeyFindings, signingKeyFindings } from './check-keys.js';
 import { renderFindings, type Finding } from './findings.js';
@@ -20,6 +21,7 @@ export async function check(): Promise<void> {
   const { config, problems } = inspectConfig();
   const findings: Finding[] = problems.map((problem) => ({ status: 'fail', subject: 'configuration', found: problem }));
   if (problems.length === 0) findings.push({ status: 'ok', subject: 'configuration', found: summary(config) });
+  for (const warning of unknownSettings()) findings.push({ status: 'warn', subject: 'configuration', found: warning });
   const urlUsable = !problems.some((p) => p.startsWith('DATABASE_URL'));
   const { store, findings: storeFindings } = urlUsable ? await storeFindingsOf(config) : { store: undefined, findings: [] };
   findings.push(...storeFindings);
@@ -87,7 +89,7 @@ async function storeFindingsOf(config: Config): Promise<{ store: Store | undefin
       findings.push({
         status: 'fail',
         subject: 'migrations',
-        found: `the database was migrated by a newer Stratum (${status.unknown.join(', ')}) than this one (${packageVersion()})`,
+        found: `the database was migrated by a newer Stratum (${status.unknown.join(', ')}) than this one (${packageVersion()}, schema ${schemaVersion})`,
         fix: 'run that version or a later one; restore a backup taken before the upgrade to go back',
       });
     } else if (status.applied.length === 0) {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Config } from '../config.js';
 import { redactDatabaseUrl, MissingStoreError } from '../store/connection-failures.js';
 import { connectStore, type Store, type StoreAccess } from '../store/database.js';
-import { migrateToLatest, migrationStatus } from '../store/migrate.js';
+import { migrateToLatest, migrationStatus, NewerDatabaseError } from '../store/migrate.js';
 import { CommandFailure } from './exit-codes.js';
 
 /**
@@ -49,11 +49,7 @@ export async function openConsoleStore(config: Config, embedded: StoreAccess['em
  */
 export async function requireMigrated(store: Store, config: Config, init: boolean): Promise<void> {
   const status = await migrationStatus(store.db, store.dialect);
-  if (status.unknown.length > 0) {
-    throw new CommandFailure(
-      `${storeLocation(config)} was migrated by a newer Stratum (${status.unknown.join(', ')}): use that version or a later one`,
-    );
-  }
+  if (status.unknown.length > 0) throw new CommandFailure(`${storeLocation(config)}: ${new NewerDatabaseError(status.unknown).message}`);
   if (status.pending.length === 0) return;
   if (init) {
     await migrateToLatest(store.db, store.dialect);

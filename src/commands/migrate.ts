@@ -3,7 +3,7 @@ import { loadConfig } from '../config.js';
 import { openSecretCipher } from '../secrets/encryption-key.js';
 import { MissingStoreError } from '../store/connection-failures.js';
 import { connectStore } from '../store/database.js';
-import { migrateToLatest, migrationStatus } from '../store/migrate.js';
+import { migrateToLatest, migrationStatus, NewerDatabaseError } from '../store/migrate.js';
 import { openConsoleStore, requireDataFolder, storeLocation } from './console-store.js';
 import { CommandFailure, ExitCode } from './exit-codes.js';
 
@@ -25,11 +25,7 @@ export async function migrate(options: { check?: boolean; init?: boolean }): Pro
     }
     try {
       const status = await migrationStatus(store.db, store.dialect);
-      if (status.unknown.length > 0) {
-        throw new CommandFailure(
-          `${where} was migrated by a newer Stratum (${status.unknown.join(', ')}): use that version or a later one`,
-        );
-      }
+      if (status.unknown.length > 0) throw new CommandFailure(`${where}: ${new NewerDatabaseError(status.unknown).message}`);
       if (status.pending.length > 0) {
         throw new CommandFailure(
           `${where}: ${status.pending.length} migration(s) pending: ${status.pending.join(', ')} (\`stratum migrate\` applies them)`,
@@ -47,9 +43,7 @@ export async function migrate(options: { check?: boolean; init?: boolean }): Pro
   const store = await openConsoleStore(config, 'exclusive', options.init === true);
   try {
     const before = await migrationStatus(store.db, store.dialect);
-    if (before.unknown.length > 0) {
-      throw new CommandFailure(`${where} was migrated by a newer Stratum (${before.unknown.join(', ')}): use that version or a later one`);
-    }
+    if (before.unknown.length > 0) throw new CommandFailure(`${where}: ${new NewerDatabaseError(before.unknown).message}`);
     const applied = await migrateToLatest(store.db, store.dialect);
     // A new embedded store is made whole, with the keys a server would generate at its first start,
     // so that `stratum check` finds nothing missing and `stratum token` can sign at once.

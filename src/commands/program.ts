@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
+import { schemaVersion } from '../store/migrate.js';
 import { packageVersion } from '../version.js';
 import { backup } from './backup.js';
 import { check } from './check.js';
@@ -24,7 +25,7 @@ const initOption = () =>
 export async function runCli(argv: readonly string[]): Promise<number> {
   const program = new Command('stratum')
     .description('Stratum serves Terraform/OpenTofu automation configuration over JSON:API.')
-    .version(packageVersion(), '-V, --version', 'print the version')
+    .version(`${packageVersion()} (schema ${schemaVersion})`, '-V, --version', 'print the version and the database schema it migrates to')
     .helpOption('-h, --help', 'print this help')
     .helpCommand('help [command]', 'print the help of a command')
     .showSuggestionAfterError(true)

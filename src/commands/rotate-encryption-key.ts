@@ -41,14 +41,30 @@ export async function rotateEncryptionKey(): Promise<void> {
     const resealed = await resealSecrets(store, registry, current, next);
     const done = `re-encrypted ${resealed.secrets} secret values${resealed.serviceKeys.includes(signingKeyName) ? ' and the token-signing key' : ''}`;
     if (file !== undefined) {
+      // The previous key is kept, not overwritten: backups taken before now open only with it.
+      const previous = `${file}.previous-${current.keyId}`;
+      writeKeyFile(previous, fs.readFileSync(file, 'utf8').trim(), 'wx');
       fs.renameSync(nextKeyFile(file), file);
-      process.stdout.write(`${done}; the new key is in ${file}\n`);
+      process.stdout.write(`${done}; the new key is in ${file}\n${previousKeyNote(current.keyId, previous)}`);
     } else if (given !== undefined && given !== '') {
-      process.stdout.write(`${done}; set STRATUM_ENCRYPTION_KEY to STRATUM_NEW_ENCRYPTION_KEY before starting the server\n`);
+      process.stdout.write(
+        `${done}; set STRATUM_ENCRYPTION_KEY to STRATUM_NEW_ENCRYPTION_KEY before starting the server\n${previousKeyNote(current.keyId)}`,
+      );
     } else {
-      process.stdout.write(`${done}; set STRATUM_ENCRYPTION_KEY to this new key before starting the server:\n${nextText}\n`);
+      process.stdout.write(
+        `${done}; set STRATUM_ENCRYPTION_KEY to this new key before starting the server:\n${nextText}\n${previousKeyNote(current.keyId)}`,
+      );
     }
   } finally {
     await store.close();
   }
+}
+
+/** What a rotation leaves behind: every backup taken before it still needs the previous key. */
+function previousKeyNote(keyId: string, keptIn?: string): string {
+  const where = keptIn === undefined ? 'the value STRATUM_ENCRYPTION_KEY has now' : `kept in ${keptIn}`;
+  return (
+    `Backups taken before this rotation hold secrets sealed with the previous key (id ${keyId}, ${where}): ` +
+    `keep that key with them, apart from the backups, for as long as you keep them; without it their secrets cannot be read.\n`
+  );
 }

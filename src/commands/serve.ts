@@ -2,15 +2,18 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../app.js';
 import { loadConfig, type Config } from '../config.js';
+import { unknownSettings } from '../setting-names.js';
 import { describeError } from '../http/plugins/error-rendering.js';
 import { signingKeyFor } from '../keys.js';
 import { createLogger } from '../log.js';
 import type { SecretCipher } from '../secrets/cipher.js';
 import { openSecretCipher } from '../secrets/encryption-key.js';
 import { openStore } from '../store/database.js';
+import { schemaVersion } from '../store/migrate.js';
+import { packageVersion } from '../version.js';
 import { fingerprint } from './check-keys.js';
 import { CommandFailure } from './exit-codes.js';
-import { stopOnSignals, type Closable } from './shutdown.js';
+import { stopOnSignals, stopWhenNpmExits, type Closable } from './shutdown.js';
 
 /**
  * `stratum serve`: configuration (every problem reported before the database is touched), the
@@ -19,7 +22,17 @@ import { stopOnSignals, type Closable } from './shutdown.js';
 export async function serve(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
-  const store = await openStore(config, (message) => log.warn(message));
+  for (const warning of unknownSettings()) log.warn(warning);
+  const store = await openStore(config, {
+    warn: (message) => log.warn(message),
+    migrated: (applied) =>
+      log.info(
+        { migrations: applied, schema: schemaVersion },
+        applied.length === 0
+          ? `database schema up to date (${schemaVersion})`
+          : `applied ${applied.length} database migration(s): ${applied.join(', ')}; the schema is now ${schemaVersion}`,
+      ),
+  });
   let cipher: SecretCipher;
   let signingKey: string;
   try {
@@ -34,7 +47,7 @@ export async function serve(): Promise<void> {
   const metrics = metricsModule === undefined ? undefined : new metricsModule.Metrics(store);
   const app = buildApp({ config, store, signingKey, cipher, log, metrics });
   const closables: Closable[] = [];
-  stopOnSignals(app, closables, log, config.shutdownTimeoutMs);
+  stopWhenNpmExits(stopOnSignals(app, closables, log, config.shutdownTimeoutMs));
   // A failure that escapes a request must not take the service down with it.
   process.on('unhandledRejection', (reason) => {
     log.error({ error: reason instanceof Error ? describeError(reason) : { message: 'non-error rejection' } }, 'unhandled rejection');
@@ -67,6 +80,8 @@ export async function serve(): Promise<void> {
   log.info(
     {
       address,
+      version: packageVersion(),
+      schema: schemaVersion,
       docs,
       openapi: `${urlOf(bound, true)}/api/openapi.json`,
       firstToken,

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import type { Store } from '../store/database.js';
 import { generateEncryptionKey, parseEncryptionKey, SecretCipher, secretPlace } from './cipher.js';
+import { makeDataFolder } from '../store/data-folder.js';
 
 const keyFileName = 'encryption.key';
 /** Holds the new key while a rotation commits; see rotateEncryptionKey. */
@@ -32,7 +33,7 @@ export function loadEncryptionKey(config: Config): EncryptionKey {
     );
   }
   const file = path.join(config.dataDir, keyFileName);
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  makeDataFolder(config.dataDir);
   writeKeyFile(file, generateEncryptionKey(), 'wx');
   return { key: readKeyFile(file), file };
 }

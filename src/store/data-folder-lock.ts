@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
+import { makeDataFolder } from './data-folder.js';
 
 /**
  * An exclusive OS lock on the embedded data folder.
@@ -17,7 +18,7 @@ export class DataFolderLock {
   ) {}
 
   static acquire(dataDir: string): DataFolderLock {
-    fs.mkdirSync(dataDir, { recursive: true });
+    makeDataFolder(dataDir);
     const lockFile = path.join(dataDir, 'stratum.lock');
     const pidFile = path.join(dataDir, 'stratum.pid');
     const handle = new Sqlite(lockFile, { timeout: 0 });

@@ -51,14 +51,20 @@ export interface StoreAccess {
   create: boolean;
 }
 
+/** What the opening of a server's store tells: background work that failed, migrations it applied. */
+export interface StoreNotices {
+  warn: (message: string) => void;
+  migrated: (applied: readonly string[]) => void;
+}
+
 /**
  * Opens the configured store, creating it when missing, and brings its schema to the latest
- * migration: the store a server runs on. `warn` hears of background work that failed.
+ * migration: the store a server runs on.
  */
-export async function openStore(config: Config, warn: (message: string) => void = () => undefined): Promise<Store> {
-  const store = await connectStore(config, { embedded: 'exclusive', create: true }, warn);
+export async function openStore(config: Config, notices?: StoreNotices): Promise<Store> {
+  const store = await connectStore(config, { embedded: 'exclusive', create: true }, notices?.warn);
   try {
-    await migrateToLatest(store.db, store.dialect);
+    notices?.migrated(await migrateToLatest(store.db, store.dialect));
   } catch (error) {
     await store.close();
     throw error;

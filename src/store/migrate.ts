@@ -10,16 +10,34 @@ import { listIndexes } from './migrations/0006-list-indexes.js';
 import { tokenAudit } from './migrations/0007-token-audit.js';
 
 /** The one migration history of both stores, in order; a migration, once released, never changes. */
+const history: readonly (readonly [name: string, build: (dialect: Dialect) => Migration])[] = [
+  ['0001-foundation', foundation],
+  ['0002-configuration-records', configurationRecords],
+  ['0003-api-tokens', apiTokens],
+  ['0004-token-lineage', tokenLineage],
+  ['0005-terrakube-ui-records', terrakubeUiRecords],
+  ['0006-list-indexes', () => listIndexes()],
+  ['0007-token-audit', tokenAudit],
+];
+
 function migrations(dialect: Dialect): Record<string, Migration> {
-  return {
-    '0001-foundation': foundation(dialect),
-    '0002-configuration-records': configurationRecords(dialect),
-    '0003-api-tokens': apiTokens(dialect),
-    '0004-token-lineage': tokenLineage(dialect),
-    '0005-terrakube-ui-records': terrakubeUiRecords(dialect),
-    '0006-list-indexes': listIndexes(),
-    '0007-token-audit': tokenAudit(dialect),
-  };
+  return Object.fromEntries(history.map(([name, build]) => [name, build(dialect)]));
+}
+
+/** The names of this version's migrations, in order. */
+export const migrationNames: readonly string[] = history.map(([name]) => name);
+
+/** The schema this version brings a database to: its last migration's name. */
+export const schemaVersion: string = migrationNames.at(-1) ?? 'none';
+
+/** A database this version must not touch: a newer version migrated it. */
+export class NewerDatabaseError extends Error {
+  constructor(readonly unknown: readonly string[]) {
+    super(
+      `the database was migrated by a newer Stratum (${unknown.join(', ')}) than this one (schema ${schemaVersion}): ` +
+        'run that version or a later one; to go back to this one, restore a backup taken before the upgrade',
+    );
+  }
 }
 
 const migrationTableName = 'stratum_migration';
@@ -33,8 +51,13 @@ function migrator(db: Kysely<Database>, dialect: Dialect): Migrator {
   });
 }
 
-/** Applies every pending migration and returns the names of those it applied. */
+/**
+ * Applies every pending migration and returns the names of those it applied. A database a newer
+ * version migrated is refused before anything runs (NewerDatabaseError).
+ */
 export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect): Promise<string[]> {
+  const { unknown } = await migrationStatus(db, dialect);
+  if (unknown.length > 0) throw new NewerDatabaseError(unknown);
   const { error, results } = await migrator(db, dialect).migrateToLatest();
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
@@ -59,7 +82,7 @@ export interface MigrationStatus {
 
 /** Reads which migrations the database holds, changing nothing (a fresh database holds none). */
 export async function migrationStatus(db: Kysely<Database>, dialect: Dialect): Promise<MigrationStatus> {
-  const known = Object.keys(migrations(dialect));
+  const known = migrationNames;
   let applied: string[];
   try {
     const { rows } = await sql<{ name: string }>`select name from ${sql.table(migrationTableName)} order by name`.execute(db);

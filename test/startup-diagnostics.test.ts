@@ -83,6 +83,37 @@ describe('start-up on the embedded store', () => {
     assert.match(result.stderr, /Restore it from a backup/);
   });
 
+  it('a data folder that cannot be made (under /proc): says which and what to set, at once, without spinning', () => {
+    const result = serve({ STRATUM_DATA_DIR: '/proc/stratum-data/inner' });
+    assert.equal(result.status, 1, "the server did not exit: Node's recursive mkdir retries forever there");
+    assert.match(
+      result.stderr,
+      /cannot create the data folder \/proc\/stratum-data\/inner \(STRATUM_DATA_DIR\): making \/proc\/stratum-data failed \(ENOENT\)\. Set STRATUM_DATA_DIR/,
+    );
+  });
+
+  it('a misspelled setting is warned about at start and by stratum check, naming the setting it resembles', async () => {
+    const server = await TestServer.start('sqlite', { STRATUM_METRIC_PORT: '9100', STRATUM_NOT_A_THING: '1' });
+    try {
+      const warnings = server.logs.map((text) => JSON.parse(text) as Record<string, unknown>).filter((line) => line.level === 40);
+      assert.deepEqual(
+        warnings.map((line) => line.msg),
+        [
+          'STRATUM_METRIC_PORT is not a setting of Stratum and is ignored: did you mean STRATUM_METRICS_PORT?',
+          "STRATUM_NOT_A_THING is not a setting of Stratum and is ignored (the settings are listed in the README's configuration table)",
+        ].sort(),
+      );
+      const checked = stratum(['check'], { ...server.env, STRATUM_METRIC_PORT: '9100' });
+      assert.equal(checked.status, 0, 'a warning alone is no failure');
+      assert.match(
+        checked.stdout,
+        /WARN {2}configuration +STRATUM_METRIC_PORT is not a setting of Stratum and is ignored: did you mean STRATUM_METRICS_PORT\?/,
+      );
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('the listening line gives the bound address, the docs, the first token command and the key fingerprint', async () => {
     const server = await TestServer.start('sqlite');
     try {

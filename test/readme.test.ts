@@ -5,7 +5,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { settingNames } from '../src/setting-names.ts';
 import { describeEachStore, eventually } from './harness.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -117,19 +116,4 @@ describeEachStore("the README's walk-throughs", (context) => {
       fs.rmSync(answers, { recursive: true, force: true });
     }
   });
-});
-
-it('every setting the service knows is in the README, and the configuration table names no other', () => {
-  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-  const tabled = [...readme.matchAll(/^\| `(STRATUM_[A-Z_]+)` \|/gm)].map((m) => m[1]);
-  assert.deepEqual(
-    tabled.filter((name) => name !== undefined && !settingNames.includes(name)),
-    [],
-    'the table names settings that unknown-setting warnings would call misspelt',
-  );
-  assert.deepEqual(
-    settingNames.filter((name) => !readme.includes(`\`${name}\``)),
-    [],
-    'settings the README does not describe',
-  );
 });

@@ -77,6 +77,10 @@ export class TestServer {
       // No test reaches the vendors' release indexes: a local port where nothing listens stands for them.
       STRATUM_TERRAFORM_RELEASES_URL: 'http://127.0.0.1:9/terraform/index.json',
       STRATUM_TOFU_RELEASES_URL: 'http://127.0.0.1:9/tofu/releases',
+      // Tests pause their event loop while a console command runs (spawnSync, up to 30 s): a server
+      // that closed the idle connection meanwhile would meet the next request on it before the
+      // test process has seen the close. Idle connections outlive any such pause.
+      STRATUM_KEEP_ALIVE_TIMEOUT_MS: '45000',
       ...extraEnv,
     };
     let cleanup: () => Promise<void>;

@@ -23,7 +23,8 @@ export interface AtomicRequest {
   body: unknown;
 }
 
-type AtomicResult = { data: ResourceObject & { lid?: string } } | Record<string, never>;
+/** An operation's result: the record an add created, as stored (a lid names it only inside the request), or nothing. */
+type AtomicResult = { data: ResourceObject } | Record<string, never>;
 
 /**
  * JSON:API Atomic Operations (https://jsonapi.org/ext/atomic): a list of add, update and remove
@@ -69,9 +70,8 @@ export class AtomicOperations {
         const readInput = () => parseResourceDocument({ data: plan.data }, resource, { action: 'create' });
         const { row } = await batch.create(plan.collection, readInput, noIncludes);
         const data = toResourceObject(resource, row, new Map(), undefined);
-        if (plan.lid === undefined) return { data };
-        lids.set(plan.lid, { type: resource.type, id: data.id });
-        return { data: { ...data, lid: plan.lid } };
+        if (plan.lid !== undefined) lids.set(plan.lid, { type: resource.type, id: data.id });
+        return { data };
       }
       case 'update': {
         const { address } = plan;

@@ -108,7 +108,7 @@ describeEachStore('GraphQL mutations', (context) => {
     const linked = await data(context.server, through(`op: UPSERT, data: {id: ${literal(vcs)}}`));
     assert.deepEqual(nodes(linked.workspace.edges[0].node.vcs), [{ id: vcs, name: 'github' }]);
     const [elsewhere] = await errors(context.server, through(`op: UPSERT, data: {id: ${literal(foreign)}}`));
-    assert.deepEqual(elsewhere?.extensions, { code: 'invalid_value', status: 422, field: 'vcs' });
+    assert.deepEqual(elsewhere?.extensions, { code: 'not_found', status: 404, field: 'vcs' });
     await data(context.server, through(`op: UPDATE, data: {id: ${literal(vcs)}, status: "COMPLETED"}`));
     assert.equal((await read(`/api/v1/organization/${acme}/vcs/${vcs}`))?.status, 'COMPLETED');
     await data(context.server, through('op: REMOVE'));

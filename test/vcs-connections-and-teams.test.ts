@@ -132,7 +132,7 @@ describeEachStore('VCS connections, workspace links and teams', (context) => {
     assert.equal((await context.server.get(`${workspaces()}/${workspace}`)).body.data.attributes.updatedBy, 'admin@example.com');
   });
 
-  it('answers relationship endpoints with clear errors: wrong type 409, foreign record 422, parent or to-many 403, bad body 400', async () => {
+  it('answers relationship endpoints with clear errors: wrong type 409, foreign or missing record 404, parent or to-many 403, bad body 400', async () => {
     const workspace = await createWorkspace(context.server, organization);
     const collection = await createCollection(context.server, organization);
     assertError(
@@ -143,8 +143,8 @@ describeEachStore('VCS connections, workspace links and teams', (context) => {
       '/data/type',
     );
     const foreign = await createVcs(context.server, await createOrganization(context.server));
-    assertError(await link(workspace, foreign), 422, '/data');
-    assertError(await link(workspace, randomUUID()), 422, '/data');
+    assertError(await link(workspace, foreign), 404, '/data');
+    assertError(await link(workspace, randomUUID()), 404, '/data');
     assertError(
       await context.server.request('PATCH', `${workspaces()}/${workspace}/relationships/organization`, {
         body: { data: { type: 'organization', id: organization } },

@@ -82,7 +82,7 @@ describeEachStore('request ids and the request log', (context) => {
     const allowed: [string, string, string][] = [
       ['DELETE', '/api/v1/organization', 'GET, HEAD, POST'],
       ['PUT', `/api/v1/organization/${organization}`, 'DELETE, GET, HEAD, PATCH'],
-      ['POST', `/api/v1/organization/${organization}/relationships/template`, 'GET, HEAD, PATCH'],
+      ['PUT', `/api/v1/organization/${organization}/relationships/template`, 'DELETE, GET, HEAD, PATCH, POST'],
       ['POST', '/healthz', 'GET, HEAD'],
       ['PATCH', '/access-token/v1/teams', 'GET, HEAD, POST'],
       ['DELETE', '/api/openapi.json', 'GET, HEAD'],

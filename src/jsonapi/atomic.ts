@@ -89,9 +89,10 @@ export class AtomicOperations {
             pointer: '/op',
           });
         }
-        // A to-many relationship is refused (403) once the record is found and writable, as PATCH refuses it.
+        // Members of a to-many relationship are refused (403) once the record is found and writable, as on its URL.
         try {
-          await batch.link(plan.address, plan.name, () => parseLinkageDocument({ data: plan.data }));
+          if (plan.op === 'update') await batch.link(plan.address, plan.name, () => parseLinkageDocument({ data: plan.data }));
+          else await batch.changeMembers(plan.address, plan.name);
         } catch (error) {
           throw inDocument(error, 'linkage');
         }

@@ -5,7 +5,7 @@ import { planOperation, type LocalIds, type OperationPlan } from './atomic-opera
 import { inDocument, placeInDocument } from './errors.js';
 import type { JsonApiResponse } from './handlers.js';
 import { HrefResolver } from './href.js';
-import { atomicMediaType, checkAtomicMediaTypes } from './media-type.js';
+import { atomicMediaType } from './media-type.js';
 import { isObject, parseLinkageDocument, parseResourceDocument } from './request-document.js';
 import type { Route } from './routes.js';
 import { toResourceObject, type ResourceObject } from './serialize.js';
@@ -15,13 +15,6 @@ import { toResourceObject, type ResourceObject } from './serialize.js';
  * its records (and on SQLite every write) until the last one is done.
  */
 export const maxAtomicOperations = 100;
-
-/** What an atomic operations request brings, free of the HTTP framework. */
-export interface AtomicRequest {
-  contentType: string | undefined;
-  accept: string | undefined;
-  body: unknown;
-}
 
 /** An operation's result: the record an add created, as stored (a lid names it only inside the request), or nothing. */
 type AtomicResult = { data: ResourceObject } | Record<string, never>;
@@ -43,9 +36,9 @@ export class AtomicOperations {
     this.hrefs = new HrefResolver(routes);
   }
 
-  async serve(session: Session, request: AtomicRequest): Promise<JsonApiResponse> {
-    checkAtomicMediaTypes(request.contentType, request.accept);
-    const operations = operationsOf(request.body);
+  /** Runs the operations of a request's body, whose media types were checked as it arrived (checkMediaTypes). */
+  async serve(session: Session, body: unknown): Promise<JsonApiResponse> {
+    const operations = operationsOf(body);
     const results = await session.batch(async (batch) => {
       const lids: LocalIds = new Map();
       const done: AtomicResult[] = [];

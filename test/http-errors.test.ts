@@ -281,6 +281,7 @@ describeEachStore('HTTP errors, media types and authentication', (context) => {
         'application/vnd.api+json; charset=utf-8',
         'application/vnd.api+json; ext="https://example.com/ext/unknown"',
         'application/vnd.api+json; version=1.1, application/vnd.api+json; charset=utf-8, text/html',
+        'application/vnd.api+json; charset=utf-8; q=0.9, application/vnd.api+json; q=0',
       ]) {
         const headers = { accept };
         assert.equal(assertErrorDocument(await context.server.get('/api/v1/organization', { headers }), 406).code, 'not_acceptable');
@@ -305,6 +306,8 @@ describeEachStore('HTTP errors, media types and authentication', (context) => {
         'application/vnd.api+json; charset=utf-8, application/vnd.api+json',
         'application/vnd.api+json; profile="https://example.com/profiles/audit"',
         'application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"',
+        // A weight is no parameter of the media type.
+        'text/html, application/vnd.api+json; q=0.8',
       ]) {
         const read = await context.server.get(`/api/v1/organization/${id}`, { headers: { accept } });
         assert.equal(read.status, 200, `${accept}: ${read.text}`);

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors.js';
+import { acceptedMediaRanges, parseMediaType, type MediaType } from '../media-types.js';
 import { mediaType } from './document.js';
 
 /** The URI of JSON:API's Atomic Operations extension, as the `ext` media type parameter names it. */
@@ -6,35 +7,6 @@ export const atomicExtension = 'https://jsonapi.org/ext/atomic';
 
 /** The media type of documents with atomic operations or results. */
 export const atomicMediaType = `${mediaType}; ext="${atomicExtension}"`;
-
-interface MediaType {
-  essence: string;
-  parameters: Map<string, string>;
-}
-
-/**
- * One media type of a header (`type/subtype; name=value; name="quoted value"`): its essence in
- * lower case and its parameters by lower-case name. Undefined when it does not parse.
- */
-function parseMediaType(text: string): MediaType | undefined {
-  const match = /^\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*/.exec(text);
-  if (match?.[1] === undefined) return undefined;
-  const parameters = new Map<string, string>();
-  const parameter = /;\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)=("(?:[^"\\]|\\.)*"|[!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*/y;
-  parameter.lastIndex = match[0].length;
-  while (parameter.lastIndex < text.length) {
-    const found = parameter.exec(text);
-    if (found?.[1] === undefined || found[2] === undefined) return undefined;
-    const value = found[2].startsWith('"') ? found[2].slice(1, -1).replace(/\\(.)/g, '$1') : found[2];
-    parameters.set(found[1].toLowerCase(), value);
-  }
-  return { essence: match[1].toLowerCase(), parameters };
-}
-
-/** The media types of an Accept header, split at the commas outside quotes. */
-function acceptedMediaTypes(header: string): (MediaType | undefined)[] {
-  return (header.match(/(?:[^,"]|"(?:[^"\\]|\\.)*")+/g) ?? []).map(parseMediaType);
-}
 
 /** Whether a JSON:API media type's parameters are ones Stratum serves: only ext and profile, and no extension but atomic. */
 function servable(type: MediaType): boolean {
@@ -69,8 +41,8 @@ export function checkMediaTypes(endpoint: JsonApiEndpoint, contentType: string |
     );
   }
   if (accept === undefined || accept.trim() === '') return;
-  const jsonApi = acceptedMediaTypes(accept).filter((type): type is MediaType => type?.essence === mediaType);
-  if (jsonApi.length > 0 && !jsonApi.some(servable)) {
+  const jsonApi = acceptedMediaRanges(accept).filter((range) => range?.essence === mediaType);
+  if (jsonApi.length > 0 && !jsonApi.some((range) => range !== undefined && range.weight > 0 && servable(range))) {
     const answer = endpoint === 'atomic' ? atomicMediaType : mediaType;
     throw new ApiError(406, {
       code: 'not_acceptable',

@@ -97,6 +97,8 @@ function endpointsOf(openApi: { paths: Record<string, Record<string, unknown>> }
       let success = { get: 200, post: type === 'operations' ? 200 : 201, patch: 204, delete: 204 }[method] ?? 0;
       // Only a workspace's VCS link and a reference's workspace can be relinked; a record never moves to another parent.
       if (relationship && method === 'patch' && type !== 'workspace' && type !== 'reference') success = 403;
+      // Adding to or removing from a relationship is refused to everyone who may write the record.
+      if (relationship && (method === 'post' || method === 'delete')) success = 403;
       endpoints.push({ method: method.toUpperCase(), path, relationship, type, success });
     }
   }

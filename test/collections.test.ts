@@ -304,7 +304,7 @@ describeEachStore('collections, items and references', (context) => {
     assert.equal((await context.server.get(`/api/v1/reference/${nested}`)).status, 404);
   });
 
-  it('requires a reference workspace of the same organization, and never moves a reference to another collection', async () => {
+  it('requires a reference workspace of the same organization (404 for one of another), and never moves a reference to another collection', async () => {
     const collection = await createCollection(context.server, organization);
     assertError(
       await context.server.post(references(collection), resourceDocument('reference', { description: 'x' })),
@@ -321,7 +321,7 @@ describeEachStore('collections, items and references', (context) => {
       await context.server.post(references(collection), {
         data: { type: 'reference', relationships: { workspace: { data: { type: 'workspace', id: foreignWorkspace } } } },
       }),
-      422,
+      404,
       '/data/relationships/workspace/data',
     );
     const workspace = await createWorkspace(context.server, organization);

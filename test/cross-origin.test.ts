@@ -65,6 +65,8 @@ describeEachStore('cross-origin requests from the configured origins', { env: cr
     const response = await context.server.get('/api/v1/organization', { headers: { origin: ui } });
     assert.equal(response.status, 200);
     assertAllowed(response, ui);
+    // Both what the answer varies with: the origin, and Accept (which may make it a 406).
+    assert.match(response.headers.get('vary') ?? '', /^(?=.*\bOrigin\b)(?=.*\bAccept\b)/i);
     const exposed = (response.headers.get('access-control-expose-headers') ?? '').toLowerCase();
     for (const header of ['etag', 'location', 'www-authenticate']) assert.match(exposed, new RegExp(`\\b${header}\\b`));
   });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import { registry } from '../src/resources/index.ts';
 import { createCollection, createOrganization, createVcs, createWorkspace, describeEachStore } from './harness.ts';
 import { data, errors, graphql, literal, nodes } from './graphql-helpers.ts';
 
@@ -108,7 +109,7 @@ describeEachStore('GraphQL mutations', (context) => {
     const linked = await data(context.server, through(`op: UPSERT, data: {id: ${literal(vcs)}}`));
     assert.deepEqual(nodes(linked.workspace.edges[0].node.vcs), [{ id: vcs, name: 'github' }]);
     const [elsewhere] = await errors(context.server, through(`op: UPSERT, data: {id: ${literal(foreign)}}`));
-    assert.deepEqual(elsewhere?.extensions, { code: 'invalid_value', status: 422, field: 'vcs' });
+    assert.deepEqual(elsewhere?.extensions, { code: 'not_found', status: 404, field: 'vcs' });
     await data(context.server, through(`op: UPDATE, data: {id: ${literal(vcs)}, status: "COMPLETED"}`));
     assert.equal((await read(`/api/v1/organization/${acme}/vcs/${vcs}`))?.status, 'COMPLETED');
     await data(context.server, through('op: REMOVE'));
@@ -181,6 +182,69 @@ describeEachStore('GraphQL mutations', (context) => {
       context.server.logs.filter((line) => line.includes('"level":50')),
       [],
     );
+  });
+
+  it('input types carry every relationship, as in Elide: a to-many one as a list of its records, every declared one', async () => {
+    const types = await data(
+      context.server,
+      `{ __schema { types { name kind fields { name type { kind name ofType { name } } } inputFields { name type { kind name ofType { name } } } } } }`,
+    );
+    type Field = { name: string; type: { kind: string; name: string | null; ofType: { name: string } | null } };
+    const byName = new Map<string, { fields: Field[] | null; inputFields: Field[] | null }>(
+      types.__schema.types.map((t: { name: string }) => [t.name, t]),
+    );
+    const typeName = (type: string) => type.charAt(0).toUpperCase() + type.slice(1);
+    let toMany = 0;
+    for (const resource of registry.all()) {
+      const inputs = new Map((byName.get(`${typeName(resource.type)}Input`)?.inputFields ?? []).map((f) => [f.name, f.type]));
+      for (const [name, relationship] of Object.entries(resource.relationships)) {
+        const expected = `${typeName(relationship.type)}Input`;
+        const type = inputs.get(name);
+        if (relationship.kind === 'toMany') {
+          toMany++;
+          assert.deepEqual([type?.kind, type?.ofType?.name], ['LIST', expected], `${resource.type}Input.${name}`);
+        } else assert.deepEqual([type?.kind, type?.name], ['INPUT_OBJECT', expected], `${resource.type}Input.${name}`);
+      }
+    }
+    assert.ok(toMany >= 18, `${toMany} to-many relationships`);
+  });
+
+  it('a to-many field of an input takes null or an empty list, and refuses records (422 at the field, nothing written)', async () => {
+    const created = await data(
+      context.server,
+      `mutation { organization(op: UPSERT, data: {name: "lists", workspace: [], template: null}) { edges { node { id workspace { edges { node { id } } } } } } }`,
+    );
+    const [organization] = nodes(created.organization) as ({ id: string; workspace: { edges: unknown[] } } | undefined)[];
+    const id = organization?.id ?? '';
+    assert.deepEqual(organization?.workspace.edges, []);
+    await data(
+      context.server,
+      `mutation { organization(op: UPDATE, data: {id: ${literal(id)}, description: "kept", vcs: []}) { edges { node { id } } } }`,
+    );
+    for (const [query, variables] of [
+      [`mutation { organization(op: UPSERT, data: {name: "nested", workspace: [{name: "inside"}]}) { edges { node { id } } } }`, {}],
+      [
+        'mutation($d: [OrganizationInput]) { organization(op: UPDATE, data: $d) { edges { node { id } } } }',
+        { d: [{ id, description: 'changed', workspace: [{ name: 'inside' }] }] },
+      ],
+      [
+        `mutation { workspace(op: UPSERT, data: {name: "inside", organization: {id: ${literal(id)}}, variable: [{key: "K", category: "ENV"}]}) { edges { node { id } } } }`,
+        {},
+      ],
+    ] as const) {
+      const found = await errors(context.server, query, { variables });
+      assert.deepEqual(
+        found.map(({ message, extensions }) => [/records it lists/.test(message), extensions.code, extensions.status]),
+        [[true, 'not_supported', 422]],
+      );
+      assert.ok(
+        found.every(({ extensions }) => ['workspace', 'variable'].includes(extensions.field ?? '')),
+        JSON.stringify(found),
+      );
+    }
+    assert.equal(await context.server.countRows('organization', 'name', 'nested'), 0);
+    assert.equal(await context.server.countRows('workspace', 'name', 'inside'), 0);
+    assert.equal((await read(`/api/v1/organization/${id}`))?.description, 'kept');
   });
 
   it('writes are refused outside a mutation, and with paging, filters or ids where Elide refuses them', async () => {

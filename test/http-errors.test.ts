@@ -226,7 +226,117 @@ describeEachStore('HTTP errors, media types and authentication', (context) => {
       assert.equal((await context.server.get(`/api/v1/organization/${id}`)).status, 404);
     });
 
-    it('responses are application/vnd.api+json whatever the Accept header', async () => {
+    it('a JSON:API media type with a parameter other than ext and profile, or an extension Stratum lacks, is 415 before the body is read', async () => {
+      const id = await createOrganization(context.server, { description: 'unchanged' });
+      for (const contentType of [
+        'application/vnd.api+json; charset=utf-8',
+        'application/vnd.api+json; version=1.1',
+        'application/vnd.api+json; ext="https://example.com/ext/unknown"',
+        'application/vnd.api+json;ext="https://jsonapi.org/ext/atomic https://example.com/ext/unknown"',
+      ]) {
+        const headers = { 'content-type': contentType };
+        const name = `media-${randomUUID()}`;
+        const created = await context.server.post('/api/v1/organization', resourceDocument('organization', { name }), { headers });
+        assert.equal(assertErrorDocument(created, 415).code, 'unsupported_media_type', contentType);
+        assert.equal(await countNamed(context.server, name), 0);
+        // Refused for its media type, not for its malformed body.
+        assertErrorDocument(await context.server.request('POST', '/api/v1/organization', { raw: '{"data":', headers }), 415);
+        const template = await context.server.post(
+          `/api/v1/organization/${id}/template`,
+          resourceDocument('template', { name, tcl: Buffer.from('flow: []\n').toString('base64') }),
+          { headers },
+        );
+        assertErrorDocument(template, 415);
+        assert.equal((await context.server.get(`/api/v1/organization/${id}/template?filter[template]=name==${name}`)).body.data.length, 0);
+        const updated = await context.server.patch(
+          `/api/v1/organization/${id}`,
+          resourceDocument('organization', { description: 'changed' }, { id }),
+          { headers },
+        );
+        assertErrorDocument(updated, 415);
+        const linked = await context.server.request('PATCH', `/api/v1/organization/${id}/relationships/template`, {
+          body: { data: [] },
+          headers,
+        });
+        assertErrorDocument(linked, 415);
+        assertErrorDocument(await context.server.get(`/api/v1/organization/${id}`, { headers }), 415);
+      }
+      assert.equal((await context.server.get(`/api/v1/organization/${id}`)).body.data.attributes.description, 'unchanged');
+      for (const contentType of [
+        'application/vnd.api+json',
+        'application/vnd.api+json; profile="https://example.com/profiles/audit"',
+        'application/json; charset=utf-8',
+      ]) {
+        const name = `media-${randomUUID()}`;
+        const created = await context.server.post('/api/v1/organization', resourceDocument('organization', { name }), {
+          headers: { 'content-type': contentType },
+        });
+        assert.equal(created.status, 201, `${contentType}: ${created.text}`);
+      }
+    });
+
+    it('an Accept that lists the JSON:API media type only with other parameters or unknown extensions is 406, and nothing changes', async () => {
+      const id = await createOrganization(context.server, { description: 'unchanged' });
+      for (const accept of [
+        'application/vnd.api+json; charset=utf-8',
+        'application/vnd.api+json; ext="https://example.com/ext/unknown"',
+        'application/vnd.api+json; version=1.1, application/vnd.api+json; charset=utf-8, text/html',
+        'application/vnd.api+json; charset=utf-8; q=0.9, application/vnd.api+json; q=0',
+      ]) {
+        const headers = { accept };
+        assert.equal(assertErrorDocument(await context.server.get('/api/v1/organization', { headers }), 406).code, 'not_acceptable');
+        assertErrorDocument(await context.server.get(`/api/v1/organization/${id}`, { headers }), 406);
+        const name = `accept-${randomUUID()}`;
+        assertErrorDocument(
+          await context.server.post('/api/v1/organization', resourceDocument('organization', { name }), { headers }),
+          406,
+        );
+        assert.equal(await countNamed(context.server, name), 0);
+        const updated = await context.server.patch(
+          `/api/v1/organization/${id}`,
+          resourceDocument('organization', { description: 'changed' }, { id }),
+          { headers },
+        );
+        assertErrorDocument(updated, 406);
+        assertErrorDocument(await context.server.delete(`/api/v1/organization/${id}`, { headers }), 406);
+      }
+      assert.equal((await context.server.get(`/api/v1/organization/${id}`)).body.data.attributes.description, 'unchanged');
+      // One instance the answer fits is enough.
+      for (const accept of [
+        'application/vnd.api+json; charset=utf-8, application/vnd.api+json',
+        'application/vnd.api+json; profile="https://example.com/profiles/audit"',
+        'application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"',
+        // A weight is no parameter of the media type.
+        'text/html, application/vnd.api+json; q=0.8',
+      ]) {
+        const read = await context.server.get(`/api/v1/organization/${id}`, { headers: { accept } });
+        assert.equal(read.status, 200, `${accept}: ${read.text}`);
+      }
+    });
+
+    it('JSON:API answers vary with Accept, whatever they are', async () => {
+      const id = await createOrganization(context.server);
+      const answers = [
+        await context.server.get('/api/v1/organization'),
+        await context.server.get(`/api/v1/organization/${id}`),
+        await context.server.post('/api/v1/organization', resourceDocument('organization', { name: `vary-${randomUUID()}` })),
+        await context.server.patch(`/api/v1/organization/${id}`, resourceDocument('organization', { description: 'x' }, { id })),
+        await context.server.get(`/api/v1/organization/${randomUUID()}`),
+        await context.server.get('/api/v1/organization', { headers: { accept: 'application/vnd.api+json; charset=utf-8' } }),
+        await context.server.post('/api/v1/organization', {}, { headers: { 'content-type': 'application/vnd.api+json; charset=utf-8' } }),
+        await context.server.request('POST', '/api/v1/operations', {
+          body: { 'atomic:operations': [] },
+          headers: { 'content-type': 'application/vnd.api+json;ext="https://jsonapi.org/ext/atomic"' },
+        }),
+      ];
+      assert.deepEqual(
+        answers.map((answer) => answer.status),
+        [200, 200, 201, 204, 404, 406, 415, 400],
+      );
+      for (const answer of answers) assert.match(answer.headers.get('vary') ?? '', /\bAccept\b/i, `${answer.status} ${answer.text}`);
+    });
+
+    it('responses are application/vnd.api+json whatever an Accept header that does not rule it out', async () => {
       const id = await createOrganization(context.server);
       for (const accept of [undefined, '*/*', 'application/json, text/plain, */*', 'application/json', 'text/html']) {
         const headers: Record<string, string> = accept === undefined ? {} : { accept };

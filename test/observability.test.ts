@@ -82,7 +82,7 @@ describeEachStore('request ids and the request log', (context) => {
     const allowed: [string, string, string][] = [
       ['DELETE', '/api/v1/organization', 'GET, HEAD, POST'],
       ['PUT', `/api/v1/organization/${organization}`, 'DELETE, GET, HEAD, PATCH'],
-      ['POST', `/api/v1/organization/${organization}/relationships/template`, 'GET, HEAD, PATCH'],
+      ['PUT', `/api/v1/organization/${organization}/relationships/template`, 'DELETE, GET, HEAD, PATCH, POST'],
       ['POST', '/healthz', 'GET, HEAD'],
       ['PATCH', '/access-token/v1/teams', 'GET, HEAD, POST'],
       ['DELETE', '/api/openapi.json', 'GET, HEAD'],
@@ -98,16 +98,19 @@ describeEachStore('request ids and the request log', (context) => {
     assert.equal((await context.server.get(`/api/v1/organization/${organization}/no-such-link`)).status, 404);
   });
 
-  it('GET / and GET /api/v1 answer without a token with links to the docs and the OpenAPI document', async () => {
+  it('GET / and GET /api/v1 answer without a token, the OpenAPI document as describedby and the other addresses in meta', async () => {
     for (const path of ['/', '/api/v1']) {
       const response = await context.server.get(path, { token: null });
       assert.equal(response.status, 200, response.text);
       assert.equal(response.headers.get('content-type'), 'application/vnd.api+json');
-      assert.equal(response.body.links.self, path);
-      assert.equal(response.body.links.docs, '/api/docs');
-      assert.equal(response.body.links.openapi, '/api/openapi.json');
+      // Only the top-level link names JSON:API defines.
+      assert.deepEqual(response.body.links, { self: path, describedby: '/api/openapi.json' });
+      assert.deepEqual(response.body.meta.addresses, { docs: '/api/docs', api: '/api/v1', health: '/healthz', ready: '/readyz' });
       assert.match(response.body.meta.authentication, /npx stratum token/);
-      assert.equal((await context.server.get(response.body.links.openapi, { token: null })).status, 200);
+      assert.equal((await context.server.get(response.body.links.describedby, { token: null })).status, 200);
+      for (const address of Object.values(response.body.meta.addresses as Record<string, string>)) {
+        assert.notEqual((await context.server.get(address, { token: null })).status, 404, address);
+      }
     }
   });
 

@@ -46,8 +46,10 @@ describeEachStore('API description', (context) => {
     assert.deepEqual(methods('/api/v1/reference/{referenceId}'), ['delete', 'get', 'patch']);
     assert.deepEqual(methods('/api/v1/reference/{referenceId}/collection'), ['get']);
     assert.deepEqual(methods('/api/v1/organization/{organizationId}/workspace/{workspaceId}/relationships/{relationship}'), [
+      'delete',
       'get',
       'patch',
+      'post',
     ]);
     assert.deepEqual(methods('/api/v1/organization/{organizationId}/team/{teamId}'), ['delete', 'get', 'patch']);
     // The token endpoints decisions.md adds, described by the schemas that validate them.

@@ -256,14 +256,14 @@ describeEachStore('the organization records the web UI loads', (context) => {
     assert.equal((await context.server.get(workspacePath)).body.data.relationships.agent.data, null);
   });
 
-  it('refuses a workspace link to another organization record (422) and clears the links to a deleted one', async () => {
+  it('refuses a workspace link to another organization record (404) and clears the links to a deleted one', async () => {
     const workspace = await createWorkspace(context.server, organization);
     const workspacePath = `/api/v1/organization/${organization}/workspace/${workspace}`;
     for (const type of ['project', 'ssh', 'agent'] as const) {
       const theirs = await createIn(context.server, foreign, type, type === 'project' ? { name: `p-${randomUUID()}` } : {});
       assertError(
         await context.server.request('PATCH', `${workspacePath}/relationships/${type}`, { body: { data: { type, id: theirs } } }),
-        422,
+        404,
       );
       const ours = await createIn(context.server, organization, type, type === 'project' ? { name: `p-${randomUUID()}` } : {});
       assert.equal(
@@ -275,7 +275,7 @@ describeEachStore('the organization records the web UI loads', (context) => {
     }
   });
 
-  it('refuses a moduleSshKey or defaultTemplate of another organization as the ssh link refuses it (422 at the attribute), and keeps what clients send', async () => {
+  it('refuses a moduleSshKey or defaultTemplate of another organization (422 at the attribute, a value; the ssh link, a relationship, is 404), and keeps what clients send', async () => {
     const workspace = await createWorkspace(context.server, organization);
     const workspacePath = `/api/v1/organization/${organization}/workspace/${workspace}`;
     const update = (attributes: Record<string, unknown>) =>
@@ -294,7 +294,7 @@ describeEachStore('the organization records the web UI loads', (context) => {
       await context.server.request('PATCH', `${workspacePath}/relationships/ssh`, {
         body: { data: { type: 'ssh', id: theirs.moduleSshKey } },
       }),
-      422,
+      404,
     );
     for (const [name, id] of Object.entries(theirs)) {
       for (const refused of [id, randomUUID(), 'not-an-id'])

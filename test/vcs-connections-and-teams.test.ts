@@ -132,7 +132,7 @@ describeEachStore('VCS connections, workspace links and teams', (context) => {
     assert.equal((await context.server.get(`${workspaces()}/${workspace}`)).body.data.attributes.updatedBy, 'admin@example.com');
   });
 
-  it('answers relationship endpoints with clear errors: wrong type 409, foreign record 422, parent or to-many 403, bad body 400', async () => {
+  it('answers relationship endpoints with clear errors: wrong type 409, foreign or missing record 404, parent or to-many 403, bad body 400', async () => {
     const workspace = await createWorkspace(context.server, organization);
     const collection = await createCollection(context.server, organization);
     assertError(
@@ -143,8 +143,8 @@ describeEachStore('VCS connections, workspace links and teams', (context) => {
       '/data/type',
     );
     const foreign = await createVcs(context.server, await createOrganization(context.server));
-    assertError(await link(workspace, foreign), 422, '/data');
-    assertError(await link(workspace, randomUUID()), 422, '/data');
+    assertError(await link(workspace, foreign), 404, '/data');
+    assertError(await link(workspace, randomUUID()), 404, '/data');
     assertError(
       await context.server.request('PATCH', `${workspaces()}/${workspace}/relationships/organization`, {
         body: { data: { type: 'organization', id: organization } },
@@ -166,6 +166,39 @@ describeEachStore('VCS connections, workspace links and teams', (context) => {
       }),
       422,
     );
+  });
+
+  it('refuses POST and DELETE on a relationship with 403, the answer PATCH gives a to-many one, and changes nothing', async () => {
+    const vcs = await createVcs(context.server, organization);
+    const workspace = await createWorkspace(context.server, organization);
+    assert.equal((await link(workspace, vcs)).status, 204);
+    const variable = await createRecord(context.server, `/api/v1/workspace/${workspace}/variable`, 'variable', {
+      key: 'KEPT',
+      category: 'ENV',
+    });
+    const members = { data: [{ type: 'variable', id: variable }] };
+    const variables = `${workspaces()}/${workspace}/relationships/variable`;
+    const [replaced] = assertError(await context.server.request('PATCH', variables, { body: members }), 403);
+    for (const method of ['POST', 'DELETE']) {
+      const [refused] = assertError(await context.server.request(method, variables, { body: members }), 403);
+      assert.deepEqual(refused, replaced, method);
+      // The same through the to-many relationship that lists the workspaces linking a VCS connection.
+      const linking = `${connections()}/${vcs}/relationships/workspace`;
+      assertError(await context.server.request(method, linking, { body: { data: [{ type: 'workspace', id: workspace }] } }), 403);
+      // A to-one relationship is replaced with PATCH; adding to it or removing from it is refused alike.
+      const [toOne] = assertError(
+        await context.server.request(method, `${workspaces()}/${workspace}/relationships/vcs`, {
+          body: { data: [{ type: 'vcs', id: vcs }] },
+        }),
+        403,
+      );
+      assert.match(toOne?.detail ?? '', /PATCH/);
+      // The record and the relationship are found first, as for PATCH.
+      assertError(await context.server.request(method, `${workspaces()}/${randomUUID()}/relationships/variable`, { body: members }), 404);
+      assertError(await context.server.request(method, `${workspaces()}/${workspace}/relationships/nonsense`, { body: members }), 404);
+    }
+    assert.equal((await context.server.get(`/api/v1/workspace/${workspace}/variable/${variable}`)).status, 200);
+    assert.deepEqual((await context.server.get(`${workspaces()}/${workspace}/relationships/vcs`)).body.data, { type: 'vcs', id: vcs });
   });
 
   it('reads, updates and deletes the linked VCS record through the workspace, and 404s when the workspace does not link it', async () => {

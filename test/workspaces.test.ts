@@ -324,7 +324,7 @@ describeEachStore('workspaces and variables', (context) => {
     assert.ok(!String(row?.value).includes(secret));
   });
 
-  it('answers 404 for another workspace variable and another organization workspace, and 422 for a foreign VCS link', async () => {
+  it('answers 404 for another workspace variable and another organization workspace, and 404 for a foreign VCS link', async () => {
     const mine = await createWorkspace(context.server, organization);
     const sibling = await createWorkspace(context.server, organization);
     const variable = await createRecord(context.server, variables(sibling), 'variable', {
@@ -354,7 +354,7 @@ describeEachStore('workspaces and variables', (context) => {
       await context.server.post(workspaces(), {
         data: { type: 'workspace', attributes: { name: 'x' }, relationships: { vcs: { data: { type: 'vcs', id: foreignVcs } } } },
       }),
-      422,
+      404,
       '/data/relationships/vcs/data',
     );
   });

@@ -82,7 +82,10 @@ function readLinks(
     if (declared === undefined || declared.kind === 'toMany') {
       if (draft.kind === 'none' || (draft.kind === 'records' && draft.count === 0)) continue;
       if (declared === undefined) refuse('not_supported', `Relationship ${name} is not supported yet; send it as null.`);
-      else refuse('not_supported', `Relationship ${name} is changed through the ${declared.type} records it lists, not here.`);
+      else {
+        const detail = `Relationship ${name} is changed through the ${declared.type} records it lists, created, changed and deleted as records of their own, not in this ${resource.type}'s input.`;
+        refuse('not_supported', detail);
+      }
       continue;
     }
     const link = readLink(name, declared, draft, refuse);

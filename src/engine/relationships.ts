@@ -67,6 +67,10 @@ export async function readRelationship(
   }
 }
 
+/** Why a to-many relationship is not changed as a whole, nor member by member: one answer for every way of asking. */
+const changedThroughRecords = (resource: ResourceDeclaration, name: string) =>
+  forbidden(`Relationship ${name} of ${resource.type} changes through the records it lists: create or delete those records instead.`);
+
 /**
  * Links a to-one relationship to another record of the same tenant, or unlinks it (null). The
  * parent never changes, and to-many relationships change through the records they list (403).
@@ -85,7 +89,7 @@ export async function updateRelationship(
   const at: Place = { relationship: name, part: 'linkage' };
   await changeRecord(scope, address, 'update', precondition, async (tx, row, tenantId) => {
     if (relationship.kind === 'toMany' || (relationship.kind === 'unmodeled' && relationship.many)) {
-      throw forbidden(`Relationship ${name} of ${resource.type} is changed through the records it lists, not replaced as a whole.`);
+      throw changedThroughRecords(resource, name);
     }
     if (name === resource.parent) throw forbidden(`A ${resource.type} never moves to another ${name}.`);
     const linkage = readLinkage();
@@ -110,5 +114,22 @@ export async function updateRelationship(
       .set({ [relationship.column]: linkage?.id ?? null, ...auditColumns(auditName(tx.caller), new Date().toISOString(), 'update') })
       .where('id', '=', row.id)
       .execute();
+  });
+}
+
+/**
+ * Adds records to a relationship of a record, or removes them from it (JSON:API's POST and DELETE
+ * on the relationship, atomic add and remove): refused (403) once the record is found visible and
+ * writable, as replacing it is. A to-many relationship changes through the records it lists; a
+ * to-one one links one record, which PATCH replaces.
+ */
+export async function changeMembers(scope: Scope, address: RecordAddress, name: string, precondition?: Precondition): Promise<void> {
+  const { resource } = address;
+  const relationship = relationshipNamed(scope, resource, name);
+  await changeRecord(scope, address, 'update', precondition, () => {
+    if (relationship.kind === 'toMany' || (relationship.kind === 'unmodeled' && relationship.many)) {
+      throw changedThroughRecords(resource, name);
+    }
+    throw forbidden(`Relationship ${name} of ${resource.type} links one record: replace it with PATCH, or unlink it with {"data": null}.`);
   });
 }

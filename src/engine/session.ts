@@ -14,6 +14,7 @@ import type { ListResult } from './queries.js';
 import { listRecords, readRelated, withIncluded, type RecordPage, type RecordResult } from './read.js';
 import { listRelatedPages } from './related.js';
 import {
+  changeMembers,
   readRelationship,
   relationshipNamed,
   updateRelationship,
@@ -111,6 +112,11 @@ export class Session {
   /** Links the to-one relationship `name` of a record to another record, or unlinks it (null). */
   link(address: RecordAddress, name: string, readLinkage: () => Linkage | null, precondition?: Precondition): Promise<void> {
     return updateRelationship(this.scope, address, name, readLinkage, precondition);
+  }
+
+  /** Adds records to the relationship `name` of a record, or removes them: refused once the record is found writable (403). */
+  changeMembers(address: RecordAddress, name: string, precondition?: Precondition): Promise<void> {
+    return changeMembers(this.scope, address, name, precondition);
   }
 
   /** The caller's permission flags in a tenant, or in a record directly inside it (404 when it cannot see it). */

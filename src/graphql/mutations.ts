@@ -58,9 +58,9 @@ export function mutateRelated(
       return writeLink(context, ownerAddress, name, relationship, op, args);
     }
     const holds = registry.parentOf(target) === owner.resource && registry.parentLink(target)?.column === relationship.column;
-    // Any other to-many relationship changes through the records it lists: the engine refuses it as a whole.
+    // Any other to-many relationship changes through the records it lists: the engine refuses to change its members.
     if (!holds) {
-      await context.session.link(ownerAddress, name, () => null);
+      await context.session.changeMembers(ownerAddress, name);
       return emptyConnection(target);
     }
     const ancestors: PathStep[] = [{ resource: owner.resource, id: ownerAddress.id }];

@@ -36,30 +36,36 @@ export interface GraphQLBody {
   errors?: GraphQLErrorObject[];
 }
 
-interface GraphQLRequest {
+/** A GraphQL request, read from a POST's body or a GET's URL. */
+export interface GraphQLRequest {
   query: string;
   variables: Record<string, unknown>;
   operationName: string | undefined;
+  /** Sent with a safe method (GET), which changes nothing: it runs queries, never a mutation. */
+  safe: boolean;
 }
 
 /**
- * Answers one GraphQL request (`{query, variables, operationName}`) on the caller's session. A
- * body that is not such a request is an ApiError (400), answered before GraphQL starts; everything
- * after that is answered as GraphQL answers, errors included: syntax and validation errors, the
- * limits, and every error of the engine, as entries of `errors`. A query reads through the session;
- * a mutation runs as one batch, committed only when every operation in it succeeded and otherwise
- * rolled back as a whole (`data` null).
+ * Answers one GraphQL request on the caller's session. Everything after reading the request is
+ * answered as GraphQL answers, errors included: syntax and validation errors, the limits, and every
+ * error of the engine, as entries of `errors`; only a mutation sent with a safe method is refused
+ * before it runs (an ApiError: 405, `Allow: POST`), as GraphQL over HTTP requires. A query reads
+ * through the session; a mutation runs as one batch, committed only when every operation in it
+ * succeeded and otherwise rolled back as a whole (`data` null).
  */
 export async function answerGraphQL(
   service: GraphQLService,
   session: Session,
-  body: unknown,
+  request: GraphQLRequest,
   unexpected: UnexpectedError,
 ): Promise<GraphQLBody> {
-  const request = readRequest(body);
   const { schema, registry } = service;
   const prepared = prepare(schema, request, unexpected);
   if ('errors' in prepared) return prepared;
+  if (request.safe && prepared.operation?.operation === OperationTypeNode.MUTATION) {
+    const detail = 'A GET runs queries only: send a mutation with POST.';
+    throw new ApiError(405, { code: 'method_not_allowed', detail }, { allow: ['POST'] });
+  }
   const executeAs = async (context: RequestContext) => {
     const { document } = prepared;
     const result = await execute({
@@ -156,9 +162,10 @@ function syntaxError(error: GraphQLError): GraphQLErrorObject {
   };
 }
 
-/** `{query, variables, operationName}`, as Elide reads a GraphQL request. */
-function readRequest(body: unknown): GraphQLRequest {
-  const refuse = (detail: string) => new ApiError(400, { code: 'invalid_request', detail });
+const refuse = (detail: string) => new ApiError(400, { code: 'invalid_request', detail });
+
+/** A POST's body, `{query, variables, operationName}`, as Elide reads a GraphQL request; a 400 when it is none. */
+export function requestFromBody(body: unknown): GraphQLRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw refuse('The body must be a JSON object with a query.');
   const { query, variables, operationName } = body as Record<string, unknown>;
   if (typeof query !== 'string' || query.trim() === '') throw refuse('A `query` key is required.');
@@ -171,5 +178,32 @@ function readRequest(body: unknown): GraphQLRequest {
     query,
     variables: (variables ?? {}) as Record<string, unknown>,
     operationName: operationName ?? undefined,
+    safe: false,
   };
+}
+
+/**
+ * A GET's query parameters, as GraphQL over HTTP sends them: `query`, and `variables` as JSON
+ * text and `operationName` when given (empty is absent, as is `extensions`); a 400 when they are
+ * no request.
+ */
+export function requestFromQuery(params: Readonly<Record<string, string | string[] | undefined>>): GraphQLRequest {
+  const one = (name: string): string | undefined => {
+    const value = params[name];
+    if (Array.isArray(value)) throw refuse(`The ${name} parameter is given more than once.`);
+    return value === '' ? undefined : value;
+  };
+  const query = one('query');
+  if (query === undefined || query.trim() === '') throw refuse('A `query` parameter is required.');
+  const text = one('variables');
+  let variables: unknown = null;
+  if (text !== undefined) {
+    try {
+      variables = JSON.parse(text);
+    } catch {
+      throw refuse('variables must be a JSON object.');
+    }
+  }
+  if (typeof variables !== 'object' || Array.isArray(variables)) throw refuse('variables must be a JSON object.');
+  return { query, variables: (variables ?? {}) as Record<string, unknown>, operationName: one('operationName'), safe: true };
 }

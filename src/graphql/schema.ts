@@ -146,13 +146,25 @@ export function buildGraphQLSchema(registry: Registry, unmodeled: Readonly<Recor
     return fields;
   }
 
+  /**
+   * An input type carries every relationship, as Elide's do: a to-one one as the linked record (its
+   * id), a to-many one as a list of records. Stratum writes those records through the
+   * relationship's own field, not inside another record's input: the list is accepted empty.
+   */
   function inputFields(resource: ResourceDeclaration): GraphQLInputFieldConfigMap {
     const fields: GraphQLInputFieldConfigMap = { id: { type: GraphQLID } };
     for (const [name, attribute] of Object.entries(resource.attributes)) {
       if (!attribute.readOnly) fields[name] = { type: scalarOf(attribute.kind) };
     }
     for (const [name, relationship] of Object.entries(resource.relationships)) {
-      if (relationship.kind === 'toOne') fields[name] = { type: inputOf(relationship.type) };
+      const input = inputOf(relationship.type);
+      fields[name] =
+        relationship.kind === 'toOne'
+          ? { type: input }
+          : {
+              type: new GraphQLList(input),
+              description: `null or []: ${relationship.type} records are written through the ${name} field, not in this input`,
+            };
     }
     return fields;
   }

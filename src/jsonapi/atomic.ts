@@ -5,7 +5,7 @@ import { planOperation, type LocalIds, type OperationPlan } from './atomic-opera
 import { inDocument, placeInDocument } from './errors.js';
 import type { JsonApiResponse } from './handlers.js';
 import { HrefResolver } from './href.js';
-import { atomicMediaType, checkAtomicMediaTypes } from './media-type.js';
+import { atomicMediaType } from './media-type.js';
 import { isObject, parseLinkageDocument, parseResourceDocument } from './request-document.js';
 import type { Route } from './routes.js';
 import { toResourceObject, type ResourceObject } from './serialize.js';
@@ -16,14 +16,8 @@ import { toResourceObject, type ResourceObject } from './serialize.js';
  */
 export const maxAtomicOperations = 100;
 
-/** What an atomic operations request brings, free of the HTTP framework. */
-export interface AtomicRequest {
-  contentType: string | undefined;
-  accept: string | undefined;
-  body: unknown;
-}
-
-type AtomicResult = { data: ResourceObject & { lid?: string } } | Record<string, never>;
+/** An operation's result: the record an add created, as stored (a lid names it only inside the request), or nothing. */
+type AtomicResult = { data: ResourceObject } | Record<string, never>;
 
 /**
  * JSON:API Atomic Operations (https://jsonapi.org/ext/atomic): a list of add, update and remove
@@ -42,9 +36,9 @@ export class AtomicOperations {
     this.hrefs = new HrefResolver(routes);
   }
 
-  async serve(session: Session, request: AtomicRequest): Promise<JsonApiResponse> {
-    checkAtomicMediaTypes(request.contentType, request.accept);
-    const operations = operationsOf(request.body);
+  /** Runs the operations of a request's body, whose media types were checked as it arrived (checkMediaTypes). */
+  async serve(session: Session, body: unknown): Promise<JsonApiResponse> {
+    const operations = operationsOf(body);
     const results = await session.batch(async (batch) => {
       const lids: LocalIds = new Map();
       const done: AtomicResult[] = [];
@@ -69,9 +63,8 @@ export class AtomicOperations {
         const readInput = () => parseResourceDocument({ data: plan.data }, resource, { action: 'create' });
         const { row } = await batch.create(plan.collection, readInput, noIncludes);
         const data = toResourceObject(resource, row, new Map(), undefined);
-        if (plan.lid === undefined) return { data };
-        lids.set(plan.lid, { type: resource.type, id: data.id });
-        return { data: { ...data, lid: plan.lid } };
+        if (plan.lid !== undefined) lids.set(plan.lid, { type: resource.type, id: data.id });
+        return { data };
       }
       case 'update': {
         const { address } = plan;
@@ -89,9 +82,10 @@ export class AtomicOperations {
             pointer: '/op',
           });
         }
-        // A to-many relationship is refused (403) once the record is found and writable, as PATCH refuses it.
+        // Members of a to-many relationship are refused (403) once the record is found and writable, as on its URL.
         try {
-          await batch.link(plan.address, plan.name, () => parseLinkageDocument({ data: plan.data }));
+          if (plan.op === 'update') await batch.link(plan.address, plan.name, () => parseLinkageDocument({ data: plan.data }));
+          else await batch.changeMembers(plan.address, plan.name);
         } catch (error) {
           throw inDocument(error, 'linkage');
         }

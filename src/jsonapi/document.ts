@@ -50,7 +50,8 @@ export function listDocument<T>(
       params.set('page[number]', String(Math.floor(offset / page.limit) + 1));
       params.set('page[size]', String(page.limit));
     }
-    return `${path}?${params.toString().replace(/%5B/g, '[').replace(/%5D/g, ']')}`;
+    // Form-urlencoded, as JSON:API wants a link's query: brackets become %5B and %5D, since RFC 3986 allows them in no query.
+    return `${path}?${params.toString()}`;
   };
   document.links.self = link(page.offset);
   document.links.first = link(0);

@@ -71,14 +71,17 @@ export async function handle(session: Session, registry: Registry, route: Route,
     }
     case 'readRelationship':
       return readRelationshipRoute(session, registry, route, request);
-    case 'updateRelationship': {
+    case 'updateRelationship':
+    case 'changeRelationshipMembers': {
       const name = request.params.relationship ?? '';
       // A relationship the resource does not have is a 404 before anything else of the request is judged.
       session.relationship(resource, name);
       parseReadQuery(request.query, resource, registry);
+      const address = recordAt(route.mount, request.params);
       const readLinkage = () => parseLinkageDocument(request.body);
       try {
-        await session.link(recordAt(route.mount, request.params), name, readLinkage, preconditionOf(request));
+        if (route.kind === 'updateRelationship') await session.link(address, name, readLinkage, preconditionOf(request));
+        else await session.changeMembers(address, name, preconditionOf(request));
       } catch (error) {
         throw inDocument(error, 'linkage');
       }

@@ -16,7 +16,7 @@ export interface Mount {
   through?: { mount: Mount; relationship: ToOne; parameter: string };
 }
 
-export type RouteKind = Operation | 'readRelated' | 'readRelationship' | 'updateRelationship';
+export type RouteKind = Operation | 'readRelated' | 'readRelationship' | 'updateRelationship' | 'changeRelationshipMembers';
 
 interface RouteBase {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -58,9 +58,13 @@ export function routesOf(registry: Registry): Route[] {
       const { method, onRecord } = operationRoutes[kind];
       routes.push({ method, path: onRecord ? recordPath : collectionPath, kind, mount });
     }
+    const relationshipPath = `${recordPath}/relationships/:relationship`;
     routes.push(
-      { method: 'GET', path: `${recordPath}/relationships/:relationship`, kind: 'readRelationship', mount },
-      { method: 'PATCH', path: `${recordPath}/relationships/:relationship`, kind: 'updateRelationship', mount },
+      { method: 'GET', path: relationshipPath, kind: 'readRelationship', mount },
+      { method: 'PATCH', path: relationshipPath, kind: 'updateRelationship', mount },
+      // JSON:API adds members to a relationship with POST and removes them with DELETE.
+      { method: 'POST', path: relationshipPath, kind: 'changeRelationshipMembers', mount },
+      { method: 'DELETE', path: relationshipPath, kind: 'changeRelationshipMembers', mount },
     );
     for (const [name, link] of Object.entries(resource.relationships)) {
       if (link.kind !== 'toOne') continue;

@@ -256,6 +256,8 @@ function describeRoute(route: Route): { operationId: string } & Record<string, u
         summary: `Read the linkage of one relationship of ${a(type)}`,
         responses: { '200': { description: 'Linkage: {type, id}, null, or an array of them.' }, ...errors(400, 401, 404) },
       };
+    case 'changeRelationshipMembers':
+      return { operationId: `${route.method.toLowerCase()}_${type}_members`, summary: 'Refused (403)', responses: errors(401, 403, 404) };
     case 'updateRelationship':
       return {
         operationId: `update_${type}_relationship`,

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Engine } from '../../engine/index.js';
 import { handle, type JsonApiRequest, type JsonApiResponse } from '../../jsonapi/handlers.js';
 import type { Route } from '../../jsonapi/routes.js';
+import { headerOf, jsonApiMediaTypes } from './media-types.js';
 import { sessionOf } from './request-session.js';
 import { sendDocument } from '../plugins/send-document.js';
 
@@ -11,6 +12,7 @@ export function resourceRoutes(api: FastifyInstance, { engine, routes }: { engin
     api.route({
       method: route.method,
       url: route.path,
+      preParsing: jsonApiMediaTypes('resource'),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const response = await handle(sessionOf(engine, request, reply), engine.registry, route, jsonApiRequest(request));
         return send(reply, response);
@@ -21,16 +23,12 @@ export function resourceRoutes(api: FastifyInstance, { engine, routes }: { engin
 }
 
 function jsonApiRequest(request: FastifyRequest): JsonApiRequest {
-  const header = (name: string) => {
-    const value = request.headers[name];
-    return Array.isArray(value) ? value.join(',') : value;
-  };
   return {
     params: request.params as Record<string, string>,
     query: request.query as Record<string, string | string[] | undefined>,
     body: request.body,
-    ifMatch: header('if-match'),
-    ifNoneMatch: header('if-none-match'),
+    ifMatch: headerOf(request, 'if-match'),
+    ifNoneMatch: headerOf(request, 'if-none-match'),
     path: request.url.split('?')[0] ?? request.url,
   };
 }

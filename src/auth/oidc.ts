@@ -17,6 +17,11 @@ const algorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256
 
 /** How soon after a fetch an unknown key id may trigger another fetch of the key set (key rotation). */
 const keyRefetchCooldownMs = 1000;
+/**
+ * How long a fetched key set is trusted without a token asking for an unknown key: a key the provider
+ * withdraws stops being accepted at the next fetch, at the latest this long after the last one.
+ */
+const keySetMaxAgeMs = 10 * 60_000;
 const fetchTimeoutMs = 5000;
 
 /**
@@ -85,7 +90,11 @@ export class OidcVerifier {
       );
     }
     if (typeof jwksUri !== 'string') throw new IdentityProviderUnavailableError(`OIDC discovery at ${address} gave no jwks_uri`);
-    return createRemoteJWKSet(new URL(jwksUri), { cooldownDuration: keyRefetchCooldownMs, timeoutDuration: fetchTimeoutMs });
+    return createRemoteJWKSet(new URL(jwksUri), {
+      cooldownDuration: keyRefetchCooldownMs,
+      cacheMaxAge: keySetMaxAgeMs,
+      timeoutDuration: fetchTimeoutMs,
+    });
   }
 }
 

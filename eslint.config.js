@@ -72,7 +72,8 @@ const layers = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/', 'data/', 'node_modules/'] },
+  // deploy/ holds the web UI's env-config.js, a browser script of the UI's, not ours.
+  { ignores: ['dist/', 'data/', 'node_modules/', 'deploy/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

@@ -1,6 +1,6 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { Caller } from './caller.js';
-import { callerFromClaims, InvalidTokenError } from './tokens.js';
+import { callerFromClaims, clockSkewSeconds, InvalidTokenError } from './tokens.js';
 
 export interface OidcSettings {
   issuer: string;
@@ -17,6 +17,11 @@ const algorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256
 
 /** How soon after a fetch an unknown key id may trigger another fetch of the key set (key rotation). */
 const keyRefetchCooldownMs = 1000;
+/**
+ * How long a fetched key set is trusted without a token asking for an unknown key: a key the provider
+ * withdraws stops being accepted at the next fetch, at the latest this long after the last one.
+ */
+const keySetMaxAgeMs = 10 * 60_000;
 const fetchTimeoutMs = 5000;
 
 /**
@@ -39,15 +44,21 @@ export class OidcVerifier {
   async verify(token: string): Promise<Caller> {
     const keys = await this.keySet();
     try {
+      // Providers stamp `nbf` with their own clock (Entra ID sets it to `iat`), so a token that is
+      // valid from a second ahead of this server's clock must not be refused: `nbf` gets the same
+      // allowance as `iat`. The tolerance would stretch `exp` too, which stays exact below.
       const { payload } = await jwtVerify(token, keys, {
         issuer: this.settings.issuer,
         algorithms,
+        clockTolerance: clockSkewSeconds,
         ...(this.settings.audience === undefined ? {} : { audience: this.settings.audience }),
       });
+      if (typeof payload.exp === 'number' && payload.exp <= Date.now() / 1000) throw new InvalidTokenError('the token has expired');
       return callerFromClaims(payload, this.adminGroup, { groupsClaim: this.settings.groupsClaim });
     } catch (error) {
       if (error instanceof InvalidTokenError) throw error;
       if (error instanceof errors.JWTExpired) throw new InvalidTokenError('the token has expired');
+      if (error instanceof errors.JWTClaimValidationFailed) throw new InvalidTokenError(claimProblem(error));
       if (error instanceof errors.JWKSTimeout || !(error instanceof errors.JOSEError) || error.code === 'ERR_JOSE_GENERIC') {
         throw new IdentityProviderUnavailableError('the identity provider key set could not be fetched');
       }
@@ -79,6 +90,21 @@ export class OidcVerifier {
       );
     }
     if (typeof jwksUri !== 'string') throw new IdentityProviderUnavailableError(`OIDC discovery at ${address} gave no jwks_uri`);
-    return createRemoteJWKSet(new URL(jwksUri), { cooldownDuration: keyRefetchCooldownMs, timeoutDuration: fetchTimeoutMs });
+    return createRemoteJWKSet(new URL(jwksUri), {
+      cooldownDuration: keyRefetchCooldownMs,
+      cacheMaxAge: keySetMaxAgeMs,
+      timeoutDuration: fetchTimeoutMs,
+    });
   }
+}
+
+/**
+ * Why a claim was refused, in the words an operator setting up a provider needs: a wrong audience is
+ * the usual mistake (Keycloak's default `account`, an Entra ID token for Microsoft Graph).
+ */
+function claimProblem({ claim, reason }: errors.JWTClaimValidationFailed): string {
+  if (reason === 'missing') return `the token has no ${claim} claim`;
+  if (claim === 'aud') return 'the token is for another audience than this service (STRATUM_OIDC_AUDIENCE)';
+  if (claim === 'nbf') return 'the token is not valid yet (nbf)';
+  return `the token's ${claim} claim is not valid`;
 }

@@ -89,7 +89,7 @@ export class TokenSigner {
 export class InvalidTokenError extends Error {}
 
 /** How far ahead of this server's clock an issuer's clock may run. */
-const clockSkewSeconds = 60;
+export const clockSkewSeconds = 60;
 
 /**
  * Reads the identity claims of a verified token, of this service or of the OIDC issuer. A missing

@@ -133,7 +133,7 @@ function typesOf(description: any): Map<string, TypeSchema> {
     if (match?.[1] === undefined || name.endsWith('CreateInput')) continue;
     const type = match[1];
     const data = schemas[name].properties.data.properties;
-    const properties = schemas[`${type}Attributes`].properties as Record<string, any>;
+    const properties = schemas[`${type}InputAttributes`].properties as Record<string, any>;
     const attributes = Object.entries(properties).map(([attribute, schema]) => ({
       name: attribute,
       types: ([] as string[]).concat(schema.type ?? 'string'),

@@ -63,7 +63,10 @@ export function atomicOperationsDescription(registry: Registry): { paths: Record
           'atomic:results': {
             type: 'array',
             description: 'One result per operation, in order: {data} with the created record for an add, {} otherwise.',
-            items: { type: 'object', properties: { data: { type: 'object' } } },
+            items: {
+              type: 'object',
+              properties: { data: { oneOf: types.map((type) => ({ $ref: `#/components/schemas/${type}Resource` })) } },
+            },
           },
         },
       },

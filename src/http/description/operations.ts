@@ -20,27 +20,83 @@ const a = (noun: string) => `${/^[aeiou]/i.test(noun) ? 'an' : 'a'} ${noun}`;
 
 const jsonApi = (schema: Schema) => ({ 'application/vnd.api+json': { schema } });
 
-const errorDescriptions: Record<number, string> = {
-  400: 'Malformed request: document, query parameter or filter.',
-  401: 'No valid token.',
-  403: 'Allowed to see, not to do.',
-  404: 'No such record, or one the caller may not see.',
-  406: 'The Accept header allows no answer this endpoint gives.',
-  409: 'Conflict: another type or id than the path, or a name already taken.',
-  412: 'If-Match names another version of the record.',
-  413: 'Body over 1 MiB.',
-  415: 'Body neither application/vnd.api+json nor application/json.',
-  422: 'Invalid values.',
-  503: 'The database is unavailable, or the server is busy or stopping.',
+/** What each error status means, and an example of its error document (the codes clients may match on). */
+const errorStatuses: Record<number, { description: string; code: string; title: string; detail: string; source?: Schema }> = {
+  400: {
+    description: 'Malformed request: document, query parameter or filter.',
+    code: 'invalid_query_parameter',
+    title: 'Bad Request',
+    detail: 'Unknown query parameter sorting.',
+    source: { parameter: 'sorting' },
+  },
+  401: { description: 'No valid token.', code: 'unauthorized', title: 'Unauthorized', detail: 'A bearer token is required.' },
+  403: { description: 'Allowed to see, not to do.', code: 'forbidden', title: 'Forbidden', detail: 'The caller may not do this.' },
+  404: {
+    description: 'No such record, or one the caller may not see.',
+    code: 'not_found',
+    title: 'Not Found',
+    detail: 'Unknown identifier 0192f3a0-8c4e-7d10-9a6b-0000000000ff for <type>',
+  },
+  406: {
+    description: 'The Accept header allows no answer this endpoint gives.',
+    code: 'not_acceptable',
+    title: 'Not Acceptable',
+    detail: 'The Accept header allows no answer with the atomic extension.',
+  },
+  409: {
+    description: 'Conflict: another type or id than the path, or a name already taken.',
+    code: 'conflict',
+    title: 'Conflict',
+    detail: 'The name is taken.',
+    source: { pointer: '/data/attributes/name' },
+  },
+  412: {
+    description: 'If-Match names another version of the record.',
+    code: 'precondition_failed',
+    title: 'Precondition Failed',
+    detail: 'The record has changed since the version If-Match names.',
+  },
+  413: { description: 'Body over 1 MiB.', code: 'payload_too_large', title: 'Payload Too Large', detail: 'The body is over 1 MiB.' },
+  415: {
+    description: 'Body neither application/vnd.api+json nor application/json.',
+    code: 'unsupported_media_type',
+    title: 'Unsupported Media Type',
+    detail: 'The body must be application/vnd.api+json or application/json.',
+  },
+  422: {
+    description: 'Invalid values.',
+    code: 'required',
+    title: 'Unprocessable Entity',
+    detail: 'name is required.',
+    source: { pointer: '/data/attributes/name' },
+  },
+  503: {
+    description: 'The database is unavailable, or the server is busy or stopping.',
+    code: 'database_unavailable',
+    title: 'Service Unavailable',
+    detail: 'The database is unavailable; retry shortly.',
+  },
 };
 
-/** Responses of the given error statuses, each a JSON:API error document. */
-export const errorResponses = (statuses: readonly number[]) =>
+/** Responses of the given error statuses, each a JSON:API error document; `description` says more than the status does. */
+export const errorResponses = (statuses: readonly number[], description?: string) =>
   Object.fromEntries(
-    statuses.map((s) => [
-      String(s),
-      { description: errorDescriptions[s] ?? 'A JSON:API error document.', content: jsonApi(schemaRef('Errors')) },
-    ]),
+    statuses.map((status) => {
+      const known = errorStatuses[status];
+      const error =
+        known === undefined ? undefined : { status: String(status), code: known.code, title: known.title, detail: known.detail };
+      const example =
+        error === undefined
+          ? {}
+          : { example: { errors: [{ ...error, ...(known?.source === undefined ? {} : { source: known.source }) }] } };
+      return [
+        String(status),
+        {
+          description: description ?? known?.description ?? 'A JSON:API error document.',
+          content: { 'application/vnd.api+json': { schema: schemaRef('Errors'), ...example } },
+        },
+      ];
+    }),
   );
 
 /** A JSON:API answer: a description and a document schema. */

@@ -88,7 +88,11 @@ export class ApiDescription {
     const statuses = this.seen.get(described.operationId) ?? new Set<number>();
     statuses.add(response.status);
     this.seen.set(described.operationId, statuses);
-    const answer = operation.responses?.[String(response.status)];
+    const status = String(response.status);
+    // A response written once among the components and named by a reference.
+    const named = /^#\/components\/responses\/(.+)$/.exec(String(operation.responses?.[status]?.$ref ?? ''))?.[1];
+    const answer = named === undefined ? operation.responses?.[status] : this.document.components.responses[named];
+    const at = named === undefined ? ['paths', path, method, 'responses', status] : ['components', 'responses', named];
     if (answer === undefined) {
       this.problems.push(`${where}, a status it does not list: ${response.text.slice(0, 300)}`);
       return;
@@ -103,7 +107,7 @@ export class ApiDescription {
       return;
     }
     if (answer.content[mediaType].schema === undefined) return;
-    const pointer = ['paths', path, method, 'responses', String(response.status), 'content', mediaType, 'schema'].map(escape).join('/');
+    const pointer = [...at, 'content', mediaType, 'schema'].map(escape).join('/');
     const validate = this.validator(pointer);
     if (!validate(response.body)) {
       const errors = this.ajv.errorsText(validate.errors, { separator: '; ', dataVar: 'body' });

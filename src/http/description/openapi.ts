@@ -1,7 +1,7 @@
 import type { Route } from '../../jsonapi/routes.js';
 import type { Registry, ResourceDeclaration } from '../../model/index.js';
 import type { DescribedRoute } from '../routes/described-route.js';
-import { describeRoute, errorResponses } from './operations.js';
+import { describeRoute, errorComponents, errorResponses } from './operations.js';
 import { resourceSchemas, sharedSchemas, type Schema } from './resource-schemas.js';
 
 /** The OpenAPI 3.1 description of the API, generated from the resource declarations. */
@@ -40,7 +40,11 @@ export function openApiDocument(
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: '/', description: 'The server that serves this document.' }],
-    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } }, schemas },
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      schemas,
+      responses: errorComponents(),
+    },
     security: [{ bearer: [] }],
     paths: Object.assign(paths, describedPaths(describedRoutes), ...described.map((extra) => extra.paths)),
   };

@@ -78,25 +78,32 @@ const errorStatuses: Record<number, { description: string; code: string; title: 
   },
 };
 
-/** Responses of the given error statuses, each a JSON:API error document; `description` says more than the status does. */
+/** An error response, with an example error document of its status. */
+function errorResponse(status: number): Schema {
+  const known = errorStatuses[status];
+  if (known === undefined) throw new Error(`no description of the error status ${status}`);
+  const { code, title, detail, source } = known;
+  const example = { errors: [{ status: String(status), code, title, detail, ...(source === undefined ? {} : { source }) }] };
+  return {
+    description: known.description,
+    content: { 'application/vnd.api+json': { schema: schemaRef('Errors'), example } },
+  };
+}
+
+/** The error responses every operation names (`#/components/responses/Error404`), written once. */
+export const errorComponents = (): Record<string, Schema> =>
+  Object.fromEntries(Object.keys(errorStatuses).map((status) => [`Error${status}`, errorResponse(Number(status))]));
+
+/**
+ * Responses of the given error statuses, each a JSON:API error document: references to the shared
+ * ones, with a description of their own where `description` says more than the status does.
+ */
 export const errorResponses = (statuses: readonly number[], description?: string) =>
   Object.fromEntries(
-    statuses.map((status) => {
-      const known = errorStatuses[status];
-      const error =
-        known === undefined ? undefined : { status: String(status), code: known.code, title: known.title, detail: known.detail };
-      const example =
-        error === undefined
-          ? {}
-          : { example: { errors: [{ ...error, ...(known?.source === undefined ? {} : { source: known.source }) }] } };
-      return [
-        String(status),
-        {
-          description: description ?? known?.description ?? 'A JSON:API error document.',
-          content: { 'application/vnd.api+json': { schema: schemaRef('Errors'), ...example } },
-        },
-      ];
-    }),
+    statuses.map((status) => [
+      String(status),
+      { $ref: `#/components/responses/Error${status}`, ...(description === undefined ? {} : { description }) },
+    ]),
   );
 
 /** A JSON:API answer: a description and a document schema. */

@@ -34,7 +34,7 @@ import { refuseNulInUrl } from './http/plugins/url-check.js';
 import { AtomicOperations } from './jsonapi/atomic.js';
 import { routesOf } from './jsonapi/routes.js';
 import type { Logger } from './log.js';
-import { resourceExamples } from './resources/examples.js';
+import { atomicExample, resourceExamples } from './resources/examples.js';
 import { permissionScopes, registry, tokenPolicies, unmodeledRecords, writePolicies } from './resources/index.js';
 import type { SecretCipher } from './secrets/cipher.js';
 import type { Store } from './store/database.js';
@@ -134,7 +134,13 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
     [atomicOperationsDescription(registry)],
   );
   void app.register(docs, {
-    document: withGuide(description, { registry, routes, examples: resourceExamples, adminGroup: config.adminGroup }),
+    document: withGuide(description, {
+      registry,
+      routes,
+      attributes: resourceExamples,
+      atomic: atomicExample,
+      adminGroup: config.adminGroup,
+    }),
   });
   void app.register(serviceIndex, { version, adminGroup: config.adminGroup });
   return app;

@@ -88,6 +88,13 @@ describe(
       const create = (await page.textContent('#operations-organization-create_organization')) ?? '';
       assert.match(create, /Create an organization/);
       assert.match(create, /"name": "acme"/);
+      // "Try it out" on a team token starts from the documented request, which succeeds as it stands,
+      // not from one made up from the schema.
+      const teamToken = '[id$="-create_team_token"]';
+      await page.click(`${teamToken} button.opblock-summary-control`);
+      await page.click(`${teamToken} button.try-out__btn`);
+      const draft = await page.inputValue(`${teamToken} textarea.body-param__text`);
+      assert.deepEqual(JSON.parse(draft), { description: 'CI pipeline', group: 'platform-engineers', days: 30, hours: 0, minutes: 0 });
       await page.screenshot({ path: path.join(os.tmpdir(), 'stratum-docs-page.png'), fullPage: false });
       // Everything the page loaded came from the server itself: no CDN.
       for (const loaded of requests) assert.ok(loaded.startsWith(url) || loaded.startsWith('data:'), `the page loaded ${loaded}`);

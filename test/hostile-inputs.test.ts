@@ -133,7 +133,9 @@ function typesOf(description: any): Map<string, TypeSchema> {
     if (match?.[1] === undefined || name.endsWith('CreateInput')) continue;
     const type = match[1];
     const data = schemas[name].properties.data.properties;
-    const properties = schemas[`${type}Attributes`].properties as Record<string, any>;
+    const properties = schemas[`${type}InputAttributes`].properties as Record<string, any>;
+    // Secrets: write-only credentials, and values answers hold as null while a flag is set (neither is filtered or sorted on).
+    const sealed = new Set(((schemas[`${type}Attributes`].allOf ?? []) as any[]).flatMap((rule) => Object.keys(rule.then.properties)));
     const attributes = Object.entries(properties).map(([attribute, schema]) => ({
       name: attribute,
       types: ([] as string[]).concat(schema.type ?? 'string'),
@@ -142,7 +144,7 @@ function typesOf(description: any): Map<string, TypeSchema> {
       minimum: schema.minimum as number | undefined,
       maximum: schema.maximum as number | undefined,
       readOnly: schema.readOnly === true,
-      writeOnly: schema.writeOnly === true,
+      writeOnly: schema.writeOnly === true || sealed.has(attribute),
     }));
     const create = schemas[`${type}CreateInput`]?.properties.data.properties;
     const required = [

@@ -61,14 +61,59 @@ describeEachStore('API description', (context) => {
     assert.deepEqual(methods('/pat/v1/{tokenId}'), ['delete']);
     assert.deepEqual(methods('/admin/v1/tokens'), ['get']);
     assert.deepEqual(methods('/admin/v1/tokens/{tokenId}'), ['delete']);
-    // Secrets are marked write-only, so generated clients never expect to read them.
-    assert.equal(components.schemas.variableAttributes.properties.value.writeOnly, true);
-    assert.equal(components.schemas.vcsAttributes.properties.clientSecret.writeOnly, true);
+    // A credential is write-only in requests and null in every answer; a value that is a secret
+    // only while sensitive is nullable, and null whenever sensitive is true.
+    assert.equal(components.schemas.vcsInputAttributes.properties.clientSecret.writeOnly, true);
+    assert.equal(components.schemas.vcsAttributes.properties.clientSecret.type, 'null');
     assert.equal(components.schemas.vcsAttributes.properties.name.writeOnly, undefined);
+    const variable = components.schemas.variableAttributes;
+    assert.deepEqual(variable.properties.value.type, ['string', 'null']);
+    assert.equal(variable.properties.value.writeOnly, undefined);
+    assert.deepEqual(variable.allOf, [
+      { if: { required: ['sensitive'], properties: { sensitive: { const: true } } }, then: { properties: { value: { type: 'null' } } } },
+    ]);
     const ids = Object.values(paths as Record<string, Record<string, { operationId?: string }>>).flatMap((item) =>
       Object.values(item).flatMap((operation) => (typeof operation.operationId === 'string' ? [operation.operationId] : [])),
     );
     assert.equal(new Set(ids).size, ids.length, 'operation ids repeat');
+  });
+
+  it('says null where an answer can hold null, and gives no default of null to a type without it', async () => {
+    const { paths, components } = (await context.server.get('/api/openapi.json', { token: null })).body;
+    const { schemas } = components;
+    assert.deepEqual(schemas.workspaceAttributes.properties.lastJobDate.type, ['string', 'null']);
+    assert.equal(schemas.sshAttributes.properties.privateKey.type, 'null');
+    assert.equal(schemas.sshInputAttributes.properties.privateKey.type, 'string');
+    assert.deepEqual(schemas.teamAttributes.properties.role.type, ['string', 'null']);
+    assert.ok(schemas.teamAttributes.properties.role.enum.includes(null));
+    const nullDefaults: string[] = [];
+    const walk = (value: unknown, at: string): void => {
+      if (typeof value !== 'object' || value === null) return;
+      const schema = value as { default?: unknown; type?: unknown };
+      if ('default' in schema && schema.default === null && !([] as unknown[]).concat(schema.type).includes('null')) nullDefaults.push(at);
+      for (const [key, member] of Object.entries(value)) walk(member, `${at}/${key}`);
+    };
+    walk({ paths, components }, '');
+    assert.deepEqual(nullDefaults, []);
+    // The linkage a relationship endpoint answers, and a related read that may find nothing linked.
+    const relationships = paths['/api/v1/organization/{organizationId}/workspace/{workspaceId}/relationships/{relationship}'];
+    assert.equal(
+      relationships.get.responses['200'].content['application/vnd.api+json'].schema.$ref,
+      '#/components/schemas/RelationshipDocument',
+    );
+    assert.ok(relationships.parameters.find((p: { name: string }) => p.name === 'relationship').schema.enum.includes('vcs'));
+    const related = paths['/api/v1/workspace/{workspaceId}/vcs'].get.responses['200'].content['application/vnd.api+json'];
+    assert.deepEqual(related.schema.properties.data.oneOf[1], { type: 'null' });
+  });
+
+  it('gives the token endpoints examples that succeed as they stand', async () => {
+    const { paths } = (await context.server.get('/api/openapi.json', { token: null })).body;
+    for (const path of ['/access-token/v1/teams', '/pat/v1']) {
+      const example = paths[path].post.requestBody.content['application/json'].example;
+      assert.equal(example.id, undefined);
+      const response = await context.server.post(path, example, { headers: { 'content-type': 'application/json' } });
+      assert.equal(response.status, 201, response.text);
+    }
   });
 
   it('describes what a create requires, attributes and relationships, apart from what an update may send', async () => {

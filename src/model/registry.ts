@@ -99,6 +99,11 @@ export class Registry {
     return this.unmodeledByName.get(name);
   }
 
+  /** Every relationship name that clients use but Stratum does not model yet, with its kind. */
+  unmodeledRelationships(): [string, 'toOne' | 'toMany'][] {
+    return [...this.unmodeledByName];
+  }
+
   private check(resource: ResourceDeclaration): void {
     const where = `resource ${resource.type}`;
     for (const relationship of Object.values(resource.relationships)) {

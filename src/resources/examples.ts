@@ -25,6 +25,48 @@ export const resourceExamples: Record<string, AttributeValues> = {
     terraformVersion: '1.9.5',
   },
   variable: { key: 'region', value: 'eu-west-1', category: 'TERRAFORM', sensitive: false, hcl: false },
-  vcs: { name: 'GitHub', vcsType: 'GITHUB', clientId: 'Iv1.8a61f9b3a7aba766', clientSecret: 'cs-2f1c', endpoint: 'https://github.com' },
+  // Secrets are left out: an answer never shows them, and a person copying an example should not send one.
+  vcs: {
+    name: 'GitHub',
+    vcsType: 'GITHUB',
+    clientId: 'Iv1.8a61f9b3a7aba766',
+    endpoint: 'https://github.com',
+    apiUrl: 'https://api.github.com',
+  },
   team: { name: 'platform-engineers', role: 'write' },
+  project: { name: 'networking', description: 'Network workspaces' },
+  tag: { name: 'production' },
+  globalvar: { key: 'TF_LOG', value: 'INFO', description: 'Log level of every run', category: 'ENV', sensitive: false },
+  // An SSH key is nothing without its private key, which is required, and never read back.
+  ssh: {
+    name: 'modules',
+    description: 'Clones private modules',
+    sshType: 'ed25519',
+    privateKey: '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n',
+  },
+  agent: { name: 'eu-pool', description: 'Frankfurt executors', url: 'http://executor.eu.internal:8090' },
 };
+
+/**
+ * The example of the atomic operations endpoint, with the description's placeholder ids: a
+ * workspace and its first variable, made in one request as the web UI does.
+ */
+export function atomicExample(ids: ReadonlyMap<string, string>): unknown {
+  return {
+    'atomic:operations': [
+      {
+        op: 'add',
+        href: `/organization/${ids.get('organization') ?? ''}/workspace`,
+        data: { type: 'workspace', lid: 'dns', attributes: { name: 'dns', iacType: 'tofu' } },
+      },
+      {
+        op: 'add',
+        data: {
+          type: 'variable',
+          attributes: { key: 'zone', value: 'acme.io', category: 'TERRAFORM' },
+          relationships: { workspace: { data: { type: 'workspace', lid: 'dns' } } },
+        },
+      },
+    ],
+  };
+}

@@ -2,6 +2,7 @@ import { maxAtomicOperations } from '../../jsonapi/atomic.js';
 import { atomicMediaType } from '../../jsonapi/media-type.js';
 import type { Registry } from '../../model/index.js';
 import { atomicOperationsPath } from '../routes/atomic-route.js';
+import { errorResponses } from './operations.js';
 
 type Schema = Record<string, unknown>;
 
@@ -40,16 +41,6 @@ export function atomicOperationsDescription(registry: Registry): { paths: Record
     },
   };
   const content = (schema: string) => ({ [atomicMediaType]: { schema: { $ref: `#/components/schemas/${schema}` } } });
-  const errors = (...statuses: number[]) =>
-    Object.fromEntries(
-      statuses.map((status) => [
-        String(status),
-        {
-          description: 'A JSON:API error document; source.pointer leads into the failed operation (/atomic:operations/{index}/...).',
-          content: { 'application/vnd.api+json': { schema: { $ref: '#/components/schemas/Errors' } } },
-        },
-      ]),
-    );
   return {
     schemas: {
       AtomicOperationsDocument: {
@@ -63,7 +54,10 @@ export function atomicOperationsDescription(registry: Registry): { paths: Record
           'atomic:results': {
             type: 'array',
             description: 'One result per operation, in order: {data} with the created record for an add, {} otherwise.',
-            items: { type: 'object', properties: { data: { type: 'object' } } },
+            items: {
+              type: 'object',
+              properties: { data: { oneOf: types.map((type) => ({ $ref: `#/components/schemas/${type}Resource` })) } },
+            },
           },
         },
       },
@@ -76,7 +70,10 @@ export function atomicOperationsDescription(registry: Registry): { paths: Record
           requestBody: { required: true, content: content('AtomicOperationsDocument') },
           responses: {
             '200': { description: 'Every operation took effect.', content: content('AtomicResultsDocument') },
-            ...errors(400, 401, 403, 404, 406, 409, 413, 415, 422),
+            ...errorResponses(
+              [400, 401, 403, 404, 406, 409, 413, 415, 422, 503],
+              'A JSON:API error document; source.pointer leads into the failed operation (/atomic:operations/{index}/...).',
+            ),
           },
         },
       },

@@ -1,6 +1,7 @@
 import { trackedKinds } from '../../auth/tokens.js';
 import type { Engine } from '../../engine/index.js';
 import { sessionOf } from './request-session.js';
+import { exampleTokenId } from './token-routes.js';
 import type { DescribedRoute, JsonSchema } from './described-route.js';
 
 const base = '/admin/v1/tokens';
@@ -60,6 +61,7 @@ export function adminTokenRoutes(engine: Engine): DescribedRoute[] {
       operationId: 'revoke_any_token',
       summary: 'Revoke any team or personal token, with every token created from it (administrators only)',
       params: { tokenId: { type: 'string' } },
+      examples: { params: { tokenId: exampleTokenId } },
       success: { status: 202, description: 'Revoked, or already revoked.' },
       errors: [401, 403, 404],
       handler: async (request, reply) => {

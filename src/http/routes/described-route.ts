@@ -19,6 +19,11 @@ export interface DescribedRoute {
   success: { status: number; description: string; schema?: JsonSchema };
   /** The error statuses the route answers, each with a JSON:API error document. */
   errors: readonly number[];
+  /**
+   * Examples for the description: a request body that succeeds as it stands, its answer, and
+   * path parameters (placeholders a client replaces with the ids of its records).
+   */
+  examples?: { body?: unknown; answer?: unknown; params?: Record<string, string> };
   /** Served without a token (described with no security requirement). */
   public?: true;
   handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;

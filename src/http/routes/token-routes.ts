@@ -6,6 +6,9 @@ import { requireCaller } from '../plugins/authentication.js';
 import { sessionOf } from './request-session.js';
 import type { DescribedRoute, JsonSchema } from './described-route.js';
 
+/** The placeholder id of a team token in the description's examples. */
+export const exampleTokenId = '0192f3a0-8c4e-7d10-9a6b-7e0000000001';
+
 const requiredText = (max: number, description: string): JsonSchema => ({
   type: 'string',
   maxLength: max,
@@ -28,11 +31,38 @@ const assignedByServer: JsonSchema = {
   description: 'assigned by the server: send it empty or leave it out',
 };
 
-/** Where each kind of token is served, and how it is named. */
-const endpoints: Record<TrackedKind, { base: string; noun: string; operation: string; forGroup: boolean }> = {
-  team: { base: '/access-token/v1/teams', noun: 'team API token', operation: 'team_token', forGroup: true },
-  personal: { base: '/pat/v1', noun: 'personal access token', operation: 'personal_token', forGroup: false },
+/** Where each kind of token is served, how it is named, and the placeholder id of its examples. */
+const endpoints: Record<TrackedKind, { base: string; noun: string; operation: string; forGroup: boolean; exampleId: string }> = {
+  team: { base: '/access-token/v1/teams', noun: 'team API token', operation: 'team_token', forGroup: true, exampleId: exampleTokenId },
+  personal: {
+    base: '/pat/v1',
+    noun: 'personal access token',
+    operation: 'personal_token',
+    forGroup: false,
+    exampleId: '0192f3a0-8c4e-7d10-9a6b-7e0000000002',
+  },
 };
+
+/** A request that succeeds as it stands (an administrator may name any group), and its answer. */
+function tokenExamples(forGroup: boolean, id: string): { body: unknown; answer: unknown } {
+  const body = {
+    description: forGroup ? 'CI pipeline' : 'laptop',
+    ...(forGroup ? { group: 'platform-engineers' } : {}),
+    days: 30,
+    hours: 0,
+    minutes: 0,
+  };
+  const answer = {
+    id,
+    token: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ0ZWFtOnBsYXRmb3JtLWVuZ2luZWVycyJ9.c2lnbmF0dXJl',
+    ...body,
+    createdBy: 'admin@example.com',
+    createdDate: '2025-01-15T09:30:00.000Z',
+    expiresAt: '2025-02-14T09:30:00.000Z',
+    deleted: false,
+  };
+  return { body, answer };
+}
 
 const tokenRequest = (forGroup: boolean): JsonSchema => ({
   type: 'object',
@@ -73,7 +103,7 @@ const issuedToken: JsonSchema = { ...tokenView, properties: { ...(tokenView.prop
 export function tokenRoutes(engine: Engine, permissionScopes: readonly string[]): DescribedRoute[] {
   const routes: DescribedRoute[] = [];
   for (const kind of trackedKinds) {
-    const { base, noun, operation: id, forGroup } = endpoints[kind];
+    const { base, noun, operation: id, forGroup, exampleId } = endpoints[kind];
     routes.push(
       {
         method: 'POST',
@@ -81,6 +111,7 @@ export function tokenRoutes(engine: Engine, permissionScopes: readonly string[])
         operationId: `create_${id}`,
         summary: `Create a ${noun}; the token string is returned once`,
         body: tokenRequest(forGroup),
+        examples: tokenExamples(forGroup, exampleId),
         success: { status: 201, description: 'The token and its record.', schema: issuedToken },
         errors: [400, 401, 403, 415],
         handler: async (request, reply) => {
@@ -105,6 +136,7 @@ export function tokenRoutes(engine: Engine, permissionScopes: readonly string[])
         operationId: `revoke_${id}`,
         summary: `Revoke a ${noun}: refused at once here, within a second on every other server`,
         params: { tokenId: { type: 'string' } },
+        examples: { params: { tokenId: exampleId } },
         success: { status: 202, description: 'Revoked.' },
         errors: [401, 404],
         handler: async (request, reply) => {

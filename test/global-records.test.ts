@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { before, it } from 'node:test';
-import { data, nodes } from './graphql-helpers.ts';
+import { data, graphql, nodes } from './graphql-helpers.ts';
 import { assertError, createOrganization, createRecord, describeEachStore } from './harness.ts';
 
 const base64 = (text: string) => Buffer.from(text).toString('base64');
@@ -138,6 +138,20 @@ describeEachStore('records of the whole service: actions and federated credentia
       }),
       403,
     );
+  });
+
+  it('creates an action under the id its author gives through GraphQL too, as Elide does, for administrators only', async () => {
+    const id = `acme.graph-${randomUUID().slice(0, 8)}`;
+    const fields = `name: "Graph", label: "Graph", category: "General", type: "Workspace/Action", version: "1.0.0", action: "e30="`;
+    const mutation = `mutation { action(op: UPSERT, data: {id: "${id}", ${fields}}) { edges { node { id name active } } } }`;
+    const refused = await graphql(context.server, mutation, { token: member });
+    assert.equal(refused.body.errors?.[0]?.extensions?.status, 403, refused.text);
+    assertError(await context.server.get(`/api/v1/action/${id}`), 404);
+    const created = await data(context.server, mutation);
+    assert.deepEqual(nodes(created.action), [{ id, name: 'Graph', active: false }]);
+    const read = await data(context.server, `{ action(ids: ["${id}"]) { edges { node { id label } } } }`, { token: stranger });
+    assert.deepEqual(nodes(read.action), [{ id, label: 'Graph' }]);
+    assert.equal((await context.server.delete(`/api/v1/action/${id}`)).status, 204);
   });
 
   it('keeps federated credentials and their claims to administrators, as the Federated Credentials page edits them', async () => {

@@ -30,8 +30,9 @@ export interface KnownParents {
 /**
  * The condition that a row of `resource` under `alias` is one the caller may see: not
  * soft-deleted, every record it belongs to (its parent, and any other it is deleted with) visible
- * too, and its tenant readable by the caller (a global record: its read rule allows the caller). Every read goes through this one condition, inside
- * its SQL, so pages and totals only ever count visible rows.
+ * too, and its tenant readable by the caller (for a global record: its read rule allows the
+ * caller). Every read goes through this one condition, inside its SQL, so pages and totals only
+ * ever count visible rows.
  */
 export function visibilityCondition(scope: Readers, resource: ResourceDeclaration, alias: string, known: KnownParents = {}): Condition {
   const { registry } = scope.engine;

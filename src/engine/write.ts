@@ -227,9 +227,9 @@ export async function checkLinkTarget(tx: Scope, type: string, id: string | null
 
 /**
  * Attributes that hold a record's id as text (`idOf`), or a list of them (`idsOf`), are checked as
- * links are, when a write sets them: empty (how clients say "none"), or a record the caller can see in the same tenant. A value
- * an update leaves as stored is not checked again, so a record saved as read stays savable after
- * the record it names was deleted.
+ * links are, when a write sets them: empty (how clients say "none"), or a record the caller can
+ * see in the same tenant. A value an update leaves as stored is not checked again, so a record
+ * saved as read stays savable after the record it names was deleted.
  */
 async function checkIdAttributes(
   tx: Scope,

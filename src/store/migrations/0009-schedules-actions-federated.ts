@@ -1,6 +1,6 @@
-import { sql, type CreateTableBuilder, type Kysely, type Migration } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
-import { columnTypes, withAuditColumns } from './column-types.js';
+import { columnTypes, flagColumn, withAuditColumns } from './column-types.js';
 
 /** An action Stratum ships: its id, where it shows, and its JSX source (stored as base64, as clients send it). */
 interface BuiltInAction {
@@ -103,15 +103,6 @@ const builtInActions: readonly BuiltInAction[] = [
 export function schedulesActionsFederated(dialect: Dialect): Migration {
   const { text } = columnTypes(dialect);
   const audit = withAuditColumns(dialect);
-  const flag =
-    (name: string, fallback: 0 | 1) =>
-    <T extends string>(table: CreateTableBuilder<T>) =>
-      table.addColumn(name, 'integer', (c) =>
-        c
-          .notNull()
-          .defaultTo(fallback)
-          .check(sql`${sql.ref(name)} in (0, 1)`),
-      );
 
   return {
     async up(db: Kysely<unknown>) {
@@ -128,8 +119,8 @@ export function schedulesActionsFederated(dialect: Dialect): Migration {
         .addColumn('template_reference', text)
         .addColumn('tcl', text)
         .addColumn('description', text)
-        .$call(flag('enabled', 1))
-        .$call(flag('firing', 0))
+        .$call(flagColumn('enabled', 1))
+        .$call(flagColumn('firing', 0))
         .$call(audit)
         .execute();
       await index('schedule_workspace_created', 'schedule', ['workspace_id', 'created_date', 'id']);
@@ -147,7 +138,7 @@ export function schedulesActionsFederated(dialect: Dialect): Migration {
         .addColumn('action', text, (c) => c.notNull())
         .addColumn('display_criteria', text)
         .addColumn('version', text, (c) => c.notNull())
-        .$call(flag('active', 0))
+        .$call(flagColumn('active', 0))
         .$call(audit)
         .execute();
       await index('action_created', 'action', ['created_date', 'id']);

@@ -27,4 +27,17 @@ export const resourceExamples: Record<string, AttributeValues> = {
   variable: { key: 'region', value: 'eu-west-1', category: 'TERRAFORM', sensitive: false, hcl: false },
   vcs: { name: 'GitHub', vcsType: 'GITHUB', clientId: 'Iv1.8a61f9b3a7aba766', clientSecret: 'cs-2f1c', endpoint: 'https://github.com' },
   team: { name: 'platform-engineers', role: 'write' },
+  schedule: { cron: '0 0 6 ? * MON-FRI *', description: 'Weekday mornings', enabled: true },
+  action: {
+    name: 'Runbook',
+    label: 'Runbook',
+    category: 'General',
+    type: 'Workspace/Action',
+    version: '1.0.0',
+    action: 'KHsgY29udGV4dCB9KSA9PiA8QnV0dG9uIGhyZWY9Imh0dHBzOi8vd2lraS5leGFtcGxlLmNvbSI+UnVuYm9vazwvQnV0dG9uPg==',
+    displayCriteria: '[{"filter": "true"}]',
+    active: true,
+  },
+  federated: { name: 'github-actions', issuerUrl: 'https://token.actions.githubusercontent.com', audience: 'stratum' },
+  federated_claim: { claimKey: 'repository', claimValue: 'acme/network' },
 };

@@ -37,12 +37,8 @@ function attributeSchema(attribute: Attribute): Schema {
 
 function resourceSchemas(resource: ResourceDeclaration): Record<string, Schema> {
   const name = resource.type;
-  const requiredAttributes = Object.entries(resource.attributes)
-    .filter(([, a]) => isRequired(a))
-    .map(([n]) => n);
-  const requiredRelationships = Object.entries(resource.relationships)
-    .filter(([, r]) => r.kind === 'toOne' && r.required)
-    .map(([n]) => n);
+  const requiredAttributes = Object.entries(resource.attributes).flatMap(([n, a]) => (isRequired(a) ? [n] : []));
+  const requiredRelationships = Object.entries(resource.relationships).flatMap(([n, r]) => (r.kind === 'toOne' && r.required ? [n] : []));
   const relationships = Object.fromEntries(
     Object.entries(resource.relationships).map(([relationshipName, r]) => {
       const linkage = { type: 'object', properties: { type: { const: r.type }, id: { type: 'string', format: 'uuid' } } };
@@ -50,6 +46,10 @@ function resourceSchemas(resource: ResourceDeclaration): Record<string, Schema> 
       return [relationshipName, { type: 'object', properties: { data } }];
     }),
   );
+  const naming = resource.clientIds; // ids their authors choose (actions), else UUIDs the server assigns
+  const id = naming === undefined ? { type: 'string', format: 'uuid' } : { type: 'string', pattern: naming.pattern.source };
+  const onCreate = naming === undefined ? 'Omitted on create' : `Required on create (${naming.description}), also among the attributes`;
+  const inputId = { type: 'string', description: `${onCreate}; equal to the path id on update.` };
   return {
     [`${name}Attributes`]: {
       type: 'object',
@@ -60,14 +60,17 @@ function resourceSchemas(resource: ResourceDeclaration): Record<string, Schema> 
       required: ['type', 'id', 'attributes'],
       properties: {
         type: { const: name },
-        id: { type: 'string', format: 'uuid' },
+        id,
         attributes: { $ref: `#/components/schemas/${name}Attributes` },
         relationships: { type: 'object', properties: relationships },
       },
     },
     // A create must send the required attributes and relationships; an update sends only what changes.
-    [`${name}CreateInput`]: inputSchema(name, relationships, { attributes: requiredAttributes, relationships: requiredRelationships }),
-    [`${name}Input`]: inputSchema(name, relationships, { attributes: [], relationships: [] }),
+    [`${name}CreateInput`]: inputSchema(name, relationships, inputId, {
+      attributes: requiredAttributes,
+      relationships: requiredRelationships,
+    }),
+    [`${name}Input`]: inputSchema(name, relationships, inputId, { attributes: [], relationships: [] }),
     [`${name}Document`]: {
       type: 'object',
       properties: {
@@ -87,7 +90,7 @@ function resourceSchemas(resource: ResourceDeclaration): Record<string, Schema> 
   };
 }
 
-function inputSchema(name: string, relationships: Schema, required: { attributes: string[]; relationships: string[] }): Schema {
+function inputSchema(name: string, relationships: Schema, id: Schema, required: { attributes: string[]; relationships: string[] }): Schema {
   const attributes = { $ref: `#/components/schemas/${name}Attributes` };
   const withRequired = (schema: Schema, names: string[]) => (names.length === 0 ? schema : { ...schema, required: names });
   return {
@@ -99,7 +102,7 @@ function inputSchema(name: string, relationships: Schema, required: { attributes
         required: ['type'],
         properties: {
           type: { const: name },
-          id: { type: 'string', description: 'Omitted on create; equal to the path id on update.' },
+          id,
           attributes: withRequired({ type: 'object', allOf: [attributes] }, required.attributes),
           relationships: withRequired({ type: 'object', properties: relationships }, required.relationships),
         },

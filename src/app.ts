@@ -35,7 +35,7 @@ import { AtomicOperations } from './jsonapi/atomic.js';
 import { routesOf } from './jsonapi/routes.js';
 import type { Logger } from './log.js';
 import { atomicExample, resourceExamples } from './resources/examples.js';
-import { permissionScopes, registry, tokenPolicies, unmodeledRecords, writePolicies } from './resources/index.js';
+import { permissionScopes, registry, recordPolicies, tokenPolicies, unmodeledRecords } from './resources/index.js';
 import type { SecretCipher } from './secrets/cipher.js';
 import type { Store } from './store/database.js';
 import { withStatementLog } from './store/statement-log.js';
@@ -101,7 +101,7 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
   const routes = routesOf(registry);
   const signer = new TokenSigner(signingKey, config.adminGroup);
   const apiTokens = new ApiTokens(store.db, signer, log, config.personalTokenMaxDays);
-  const engine = new Engine({ registry, writePolicies, tokenPolicies, apiTokens, store, cipher, responseMemory: config.responseMemory });
+  const engine = new Engine({ registry, recordPolicies, tokenPolicies, apiTokens, store, cipher, responseMemory: config.responseMemory });
   const oidc = config.oidc === undefined ? undefined : new OidcVerifier(config.oidc, config.adminGroup);
   const tokenEndpoints = [...tokenRoutes(engine, permissionScopes), ...adminTokenRoutes(engine)];
   const releaseEndpoints = releaseRoutes(config.releases, log);

@@ -46,6 +46,11 @@ const capabilityOf: Record<string, Capability | undefined> = {
   project: 'manageWorkspace',
   workspacetag: 'manageWorkspace',
   ssh: 'manageVcs',
+  schedule: 'manageWorkspace',
+  // Records of the whole service: administrators write them.
+  action: undefined,
+  federated: undefined,
+  federated_claim: undefined,
   // Atomic operations: the matrix sends one that creates a workspace.
   operations: 'manageWorkspace',
   template: 'manageTemplate',
@@ -82,8 +87,12 @@ interface Endpoint {
 
 /** The type named by a path parameter like `{workspaceId}`. */
 const typeOfParameter = (parameter: string) => parameter.replace(/^\{|Id\}$/g, '');
-/** The type whose records a collection path segment lists: Terrakube lists workspace tags at `workspaceTag`. */
-const typeOfSegment = (segment: string) => (segment === 'workspaceTag' ? 'workspacetag' : segment);
+/** The type whose records a collection path segment lists: Terrakube lists workspace tags at `workspaceTag`, claims at `claims`. */
+const typeOfSegment = (segment: string) => ({ workspaceTag: 'workspacetag', claims: 'federated_claim' })[segment] ?? segment;
+
+/** Records of the whole service, in no organization: actions any caller reads, federated credentials only administrators. */
+const readByEveryone = new Set(['action']);
+const readByAdministrators = new Set(['federated', 'federated_claim']);
 
 function endpointsOf(openApi: { paths: Record<string, Record<string, unknown>> }): Endpoint[] {
   const endpoints: Endpoint[] = [];
@@ -121,6 +130,12 @@ function expectedStatus(endpoint: Endpoint, caller: CallerKind): number {
   const organizationList = endpoint.path === '/api/v1/organization';
   const write = endpoint.method !== 'GET';
   if (caller === 'administrator') return endpoint.success;
+  if (readByAdministrators.has(endpoint.type)) {
+    // Only their list and the create beside it answer without a record to find: empty, and refused.
+    if (endpoint.path === '/api/v1/federated') return write ? 403 : 200;
+    return 404;
+  }
+  if (readByEveryone.has(endpoint.type)) return write ? 403 : endpoint.success;
   if (organizationList) return write ? 403 : 200;
   if (caller === 'non-member') return 404;
   if (!write) return endpoint.success;
@@ -190,6 +205,10 @@ describeEachStore('authorization matrix', (context) => {
       ),
       team: withTeam,
       ...records.ids,
+      schedule: await createRecord(context.server, `/api/v1/organization/${organization}/workspace/${workspace}/schedule`, 'schedule', {
+        cron: '0 0 12 * * ?',
+      }),
+      ...(await globalRecords()),
     };
     const memberSubject = `member-${randomUUID()}@example.com`;
     const teamToken = await context.server.post('/access-token/v1/teams', { description: 'revoked', days: 1, group: withGroup });
@@ -215,6 +234,28 @@ describeEachStore('authorization matrix', (context) => {
         administrator: context.server.adminToken,
       },
     };
+  }
+
+  /** An action, a federated credential and its claim: records of no organization. */
+  async function globalRecords(): Promise<Record<string, string>> {
+    const action = `action-${randomUUID()}`;
+    const created = await context.server.post('/api/v1/action', {
+      data: {
+        type: 'action',
+        id: action,
+        attributes: { name: 'a', label: 'a', category: 'c', type: 'Workspace/Action', action: 'e30=', version: '1.0.0' },
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    const federated = await createRecord(context.server, '/api/v1/federated', 'federated', {
+      name: `f-${randomUUID()}`,
+      issuerUrl: 'https://issuer.example',
+    });
+    const claim = await createRecord(context.server, `/api/v1/federated/${federated}/claims`, 'federated_claim', {
+      claimKey: 'k',
+      claimValue: 'v',
+    });
+    return { action, federated, federated_claim: claim };
   }
 
   /** A project, tags (one on the workspace), a global variable, an SSH key and an agent pool, the workspace linking them. */
@@ -259,6 +300,8 @@ describeEachStore('authorization matrix', (context) => {
         team: { manageState: true },
         tag: { name: `renamed-${randomUUID()}` },
         workspacetag: { tagId: target.ids.tag ?? '' },
+        federated: { audience: 'changed' },
+        federated_claim: { claimValue: 'changed' },
       };
       return { data: { type: endpoint.type, id, attributes: changed[endpoint.type] ?? { description: 'changed' } } };
     }
@@ -279,10 +322,16 @@ describeEachStore('authorization matrix', (context) => {
       globalvar: { key: `G_${unique.slice(0, 8)}`, value: 'v', category: 'ENV' },
       ssh: { name: `s-${unique}`, sshType: 'ed25519', privateKey: 'key' },
       agent: { name: `a-${unique}`, url: 'http://agent.example' },
+      schedule: { cron: '0 0 12 ? * MON-FRI' },
+      action: { name: 'a', label: 'a', category: 'c', type: 'Workspace/Action', action: 'e30=', version: '1.0.0' },
+      federated: { name: `f-${unique}`, issuerUrl: 'https://issuer.example' },
+      federated_claim: { claimKey: 'k', claimValue: 'v' },
     };
     const relationships =
       endpoint.type === 'reference' ? { relationships: { workspace: { data: { type: 'workspace', id: target.spareWorkspace } } } } : {};
-    return { data: { type: endpoint.type, attributes: created[endpoint.type], ...relationships } };
+    // Actions are named by their authors.
+    const named = endpoint.type === 'action' ? { id: `action-${unique}` } : {};
+    return { data: { type: endpoint.type, ...named, attributes: created[endpoint.type], ...relationships } };
   }
 
   function pathFor(endpoint: Endpoint, target: Fixture): string {
@@ -302,7 +351,17 @@ describeEachStore('authorization matrix', (context) => {
     });
   }
 
-  const parents: Partial<Record<string, string>> = { item: 'collection', variable: 'workspace', workspacetag: 'workspace' };
+  // The relationship each type's relationship endpoints are called with: its parent, or one it has.
+  const parents: Partial<Record<string, string>> = {
+    item: 'collection',
+    variable: 'workspace',
+    workspacetag: 'workspace',
+    schedule: 'workspace',
+    federated_claim: 'federated',
+    federated: 'claims',
+    // An action links nothing: a name clients use for what Stratum does not model yet reads as empty.
+    action: 'job',
+  };
   const parentOf = (type: string) => parents[type] ?? 'organization';
 
   function call(endpoint: Endpoint, target: Fixture, caller: CallerKind): Promise<Response> {
@@ -465,7 +524,8 @@ describeEachStore('authorization matrix', (context) => {
     allFlags = teamAttributes.filter(([, schema]) => schema.type === 'boolean').map(([name]) => name);
     assert.ok(allFlags.includes('manageWorkspace') && allFlags.includes('approveJob'), allFlags.join());
     const foreign = await fixture(undefined);
-    foreignIds = Object.values(foreign.ids);
+    // Every caller reads every action, whoever made it; nothing else of another organization's fixture may show.
+    foreignIds = Object.entries(foreign.ids).flatMap(([type, id]) => (readByEveryone.has(type) ? [] : [id]));
     shared = await fixture(undefined);
     tokenTarget = await fixture(undefined);
     endpoints = endpointsOf(description);

@@ -140,6 +140,9 @@ describeEachStore('stratum token', { env: { STRATUM_TOKEN_KEY: '' } }, (context)
     });
     assert.equal(foreign.status, 0, foreign.stderr);
     const token = foreign.stdout.trim().split('\n').at(-1) ?? '';
+    // The command (a new store, every migration) held this process's event loop: a kept-alive
+    // connection the server closed meanwhile is noticed before the next request, not reused.
+    await new Promise((resolve) => setTimeout(resolve, 50));
     const response = await context.server.get('/api/v1/organization', { token, headers: { 'x-request-id': `foreign-${context.kind}` } });
     assert.equal(response.status, 401);
     assert.match(response.body.errors[0].detail, /signature does not match this server's signing key/);

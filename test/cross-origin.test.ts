@@ -9,8 +9,8 @@ const ui = 'https://ui.example.com';
 const devUi = 'http://localhost:3000';
 const stranger = 'https://evil.example.net';
 
-/** Every kind of path the web UI calls across origins: JSON:API, the token endpoints, and GraphQL. */
-const paths = ['/api/v1/organization', '/access-token/v1/teams', '/pat/v1', '/graphql/api/v1'];
+/** Every kind of path the web UI calls across origins: JSON:API, the token endpoints, GraphQL, and the API docs page's document. */
+const paths = ['/api/v1/organization', '/access-token/v1/teams', '/pat/v1', '/graphql/api/v1', '/doc'];
 
 const preflight = (server: TestServer, path: string, origin: string, method = 'GET') =>
   server.request('OPTIONS', path, {
@@ -69,6 +69,14 @@ describeEachStore('cross-origin requests from the configured origins', { env: cr
     assert.match(response.headers.get('vary') ?? '', /^(?=.*\bOrigin\b)(?=.*\bAccept\b)/i);
     const exposed = (response.headers.get('access-control-expose-headers') ?? '').toLowerCase();
     for (const header of ['etag', 'location', 'www-authenticate']) assert.match(exposed, new RegExp(`\\b${header}\\b`));
+  });
+
+  it("the API docs page's document answers an allowed origin with its header, token or not", async () => {
+    for (const token of [null, context.server.adminToken]) {
+      const response = await context.server.get('/doc', { token, headers: { origin: ui } });
+      assert.equal(response.status, 200);
+      assertAllowed(response, ui);
+    }
   });
 
   it('a token endpoint and the GraphQL endpoint answer an allowed origin with its header', async () => {

@@ -287,6 +287,25 @@ async function organizationWithEverything(server: TestServer, groups: string[]):
   ids.ssh = await under('ssh', { name: 'key', sshType: 'rsa', privateKey: 'hidden' });
   ids.agent = await under('agent', { name: 'pool', url: 'http://agent.example' });
   ids.workspacetag = await createRecord(server, `/api/v1/workspace/${workspace}/workspaceTag`, 'workspacetag', { tagId: ids.tag });
+  ids.schedule = await createRecord(server, `/api/v1/workspace/${workspace}/schedule`, 'schedule', { cron: '0 0 12 * * ?' });
+  // Records of no organization, one set beside each organization's records.
+  ids.action = `hostile.${randomBytes(8).toString('hex')}`;
+  const action = await server.post('/api/v1/action', {
+    data: {
+      type: 'action',
+      id: ids.action,
+      attributes: { name: 'a', label: 'a', category: 'c', type: 'Workspace/Action', action: 'e30=', version: '1.0.0' },
+    },
+  });
+  if (action.status !== 201) throw new Error(`creating an action answered ${action.status}: ${action.text}`);
+  ids.federated = await createRecord(server, '/api/v1/federated', 'federated', {
+    name: `f-${randomBytes(8).toString('hex')}`,
+    issuerUrl: 'https://issuer.example',
+  });
+  ids.federated_claim = await createRecord(server, `/api/v1/federated/${ids.federated}/claims`, 'federated_claim', {
+    claimKey: 'k',
+    claimValue: 'v',
+  });
   for (const type of ['project', 'ssh', 'agent']) {
     const linked = await server.request('PATCH', `/api/v1/workspace/${workspace}/relationships/${type}`, {
       body: { data: { type, id: ids[type] } },
@@ -1609,7 +1628,8 @@ function generateCase(rng: Random, no: number, operation: Operation, types: Map<
     }
   } else if (operation.list && rng.chance(0.3)) {
     // A plain list call with includes and totals, so hostile bodies and headers reach the list code too.
-    query.push('page[totals]', pair('include', rng.pick(types.get(operation.type)?.relationships.map((r) => r.name) ?? ['organization'])));
+    const names = types.get(operation.type)?.relationships.map((r) => r.name) ?? ['organization'];
+    query.push('page[totals]', ...(names.length > 0 ? [pair('include', rng.pick(names))] : []));
   }
 
   let body: BodyPlan | undefined;

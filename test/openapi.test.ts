@@ -29,6 +29,16 @@ describeEachStore('API description', (context) => {
     assert.deepEqual(response.body.components.schemas.organizationAttributes.properties.executionMode.enum, ['remote', 'local']);
   });
 
+  it("serves the same document at /doc, where Terrakube's web UI reads it for its API docs page, with its token or none", async () => {
+    const description = await context.server.get('/api/openapi.json', { token: null });
+    for (const token of [null, context.server.adminToken]) {
+      const response = await context.server.get('/doc', { token });
+      assert.equal(response.status, 200, response.text);
+      assert.equal(response.headers.get('content-type'), 'application/json; charset=utf-8');
+      assert.deepEqual(response.body, description.body);
+    }
+  });
+
   it('describes every path of the interface, including the second mounts and the linked-record paths', async () => {
     const { paths, components } = (await context.server.get('/api/openapi.json', { token: null })).body;
     const methods = (path: string) =>

@@ -6,7 +6,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { Engine } from '../src/engine/index.ts';
 import type { Database } from '../src/model/index.ts';
-import { registry, tokenPolicies, writePolicies } from '../src/resources/index.ts';
+import { registry, tokenPolicies, recordPolicies } from '../src/resources/index.ts';
 import { createCollection, createOrganization, describeEachStore, eventually, type TestServer } from './harness.ts';
 
 const items = 40_000;
@@ -50,7 +50,7 @@ function engineOver(server: TestServer, statements: LogEvent['query'][]): { engi
   };
   const engine = new Engine({
     registry,
-    writePolicies,
+    recordPolicies,
     tokenPolicies,
     apiTokens: undefined,
     store,

@@ -9,7 +9,8 @@ import type { QueryShape, VisibilityShape } from '../src/engine/query-shapes.ts'
 import type { QueryBasis } from '../src/engine/scope.ts';
 import { buildShape } from '../src/engine/shaped-queries.ts';
 import { attributeFields, type ResourceDeclaration } from '../src/model/index.ts';
-import { registry } from '../src/resources/index.ts';
+import { PolicyTable } from '../src/policy/rules.ts';
+import { recordPolicies, registry, tokenPolicies } from '../src/resources/index.ts';
 import type { Dialect } from '../src/store/database.ts';
 import { QueryShapes } from '../src/store/query-shapes.ts';
 
@@ -79,7 +80,8 @@ function checkedSql(build: Build, shape: QueryShape): string {
 }
 
 function render(dialect: Dialect): string {
-  const basis: QueryBasis = { registry, store: { db: compileOnly(dialect), dialect } };
+  const policies = new PolicyTable(registry, recordPolicies, tokenPolicies);
+  const basis: QueryBasis = { registry, policies, store: { db: compileOnly(dialect), dialect } };
   const build: Build = (shape, values) => buildShape(basis, shape, values);
   const texts: string[] = [];
   for (const resource of registry.all()) {

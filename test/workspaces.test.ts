@@ -45,6 +45,7 @@ describeEachStore('workspaces and variables', (context) => {
       executionMode: 'local',
       allowRemoteApply: false,
       globalRemoteState: true,
+      sharedIds: null,
       moduleSshKey: null,
       locked: false,
       lockDescription: null,
@@ -103,9 +104,9 @@ describeEachStore('workspaces and variables', (context) => {
     );
     assertError(await context.server.post(workspaces(), resourceDocument('workspace', {})), 422, '/data/attributes/name');
     assertError(
-      await context.server.post(workspaces(), resourceDocument('workspace', { name: 'x', sharedIds: 'a' })),
+      await context.server.post(workspaces(), resourceDocument('workspace', { name: 'x', autoApply: true })),
       400,
-      '/data/attributes/sharedIds',
+      '/data/attributes/autoApply',
     );
   });
 

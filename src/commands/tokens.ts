@@ -4,7 +4,7 @@ import type { TokenRecord } from '../auth/token-views.js';
 import { loadConfig, type Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import { Engine, type Session } from '../engine/index.js';
-import { registry, tokenPolicies, writePolicies } from '../resources/index.js';
+import { registry, tokenPolicies, recordPolicies } from '../resources/index.js';
 import type { Store } from '../store/database.js';
 import { openConsoleStore, requireMigrated } from './console-store.js';
 import { CommandFailure } from './exit-codes.js';
@@ -32,7 +32,7 @@ function consoleAdministrator(config: Config): Caller {
 function consoleSession(config: Config, store: Store): Session {
   const engine = new Engine({
     registry,
-    writePolicies,
+    recordPolicies,
     tokenPolicies,
     apiTokens: undefined,
     store,

@@ -7,6 +7,9 @@ import type { Scope } from './scope.js';
 /** The id of the tenant a write lands in, found when first asked for: a create may never need it. */
 export type TenantId = () => Promise<string>;
 
+/** What asking for the tenant of a global record is: a bug, since the registry lets no link or rule of one need it. */
+export const noTenant = (resource: ResourceDeclaration) => new Error(`a ${resource.type} record lies in no tenant`);
+
 /**
  * How a create finds its parent: only when something before the INSERT needs it (the caller's
  * capabilities in its tenant, a hook asking for the tenant, a link to check, a refusal, which must
@@ -31,10 +34,12 @@ export class CreatePlan {
 
   /** The tenant the record lands in, through its parent. */
   readonly tenantId: TenantId = () =>
-    (this.tenant ??= this.parent().then((row) => {
-      const step = this.collection.ancestors.at(-1);
-      return step === undefined || row === undefined ? this.id : tenantIdOf(this.tx, step.resource, row);
-    }));
+    (this.tenant ??= this.tx.engine.registry.isGlobal(this.collection.resource)
+      ? Promise.reject(noTenant(this.collection.resource))
+      : this.parent().then((row) => {
+          const step = this.collection.ancestors.at(-1);
+          return step === undefined || row === undefined ? this.id : tenantIdOf(this.tx, step.resource, row);
+        }));
 
   /** Runs the guards of the create; any refusal answers a missing parent first, as a lookup first would. */
   guard<T>(guards: () => Promise<T>): Promise<T> {

@@ -3,7 +3,7 @@ import type { Caller } from '../auth/caller.js';
 import type { ApiError } from '../errors.js';
 import type { Registry } from '../model/index.js';
 import { permissionFlagNames } from '../policy/capabilities.js';
-import { PolicyTable, type TokenRules, type WriteRules } from '../policy/rules.js';
+import { PolicyTable, type RecordRules, type TokenRules } from '../policy/rules.js';
 import type { SecretCipher } from '../secrets/cipher.js';
 import type { Store } from '../store/database.js';
 import { databaseApiError, isContention as lostToConcurrentWrite } from '../store/failures.js';
@@ -16,8 +16,8 @@ import { Session } from './session.js';
 
 export interface EngineDependencies {
   registry: Registry;
-  /** Who may create, update and delete each type of record. */
-  writePolicies: Readonly<Record<string, WriteRules>>;
+  /** Who may create, update and delete each type of record, and who may read each global one. */
+  recordPolicies: Readonly<Record<string, RecordRules>>;
   store: Store;
   /** Seals secret values; a console that writes no records opens the engine without it. */
   cipher: SecretCipher | undefined;
@@ -37,11 +37,11 @@ export class Engine {
   readonly registry: Registry;
   private readonly parts: EngineParts;
 
-  constructor({ registry, writePolicies, tokenPolicies, apiTokens, store, cipher, responseMemory }: EngineDependencies) {
+  constructor({ registry, recordPolicies, tokenPolicies, apiTokens, store, cipher, responseMemory }: EngineDependencies) {
     this.registry = registry;
     const parts: EngineParts = {
       registry,
-      policies: new PolicyTable(registry, writePolicies, tokenPolicies),
+      policies: new PolicyTable(registry, recordPolicies, tokenPolicies),
       tokens: apiTokens,
       store,
       cipher,

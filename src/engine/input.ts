@@ -1,4 +1,4 @@
-import { ApiError, badRequest, forbidden, invalidValue, type Problem } from '../errors.js';
+import { ApiError, badRequest, conflict, forbidden, invalidValue, type Problem } from '../errors.js';
 import type { AttributeValues, Registry, ResourceDeclaration, ToOne } from '../model/index.js';
 import { assertKnownAttributes, readAttributeValues } from './attribute-values.js';
 
@@ -29,6 +29,8 @@ export type InputReader = () => RecordDraft;
 
 /** What a create or update sets, validated against the declaration. */
 export interface RecordInput {
+  /** The id a client gives a new record of a resource that takes ids from clients. */
+  id?: string;
   attributes: AttributeValues;
   /** To-one relationships the input sets, by name: a related id, or null to unlink. */
   relationships: Record<string, string | null>;
@@ -45,13 +47,16 @@ export function recordInput(
   registry: Registry,
   resource: ResourceDeclaration,
   draft: RecordDraft,
-  action: 'create' | 'update',
+  use: { action: 'create' } | { action: 'update'; id: string },
 ): RecordInput {
-  if (action === 'create' && draft.id !== undefined) {
+  const { action } = use;
+  if (action === 'create' && draft.id !== undefined && resource.clientIds === undefined) {
     throw forbidden('Client-generated ids are not supported; leave the id out and the server assigns one.');
   }
-  assertKnownAttributes(registry, resource, draft.attributes);
   const problems: Problem[] = [];
+  const { id, attributes: given } = clientId(resource, draft, use, problems);
+  assertKnownAttributes(registry, resource, given);
+  if (action === 'create') checkClientId(resource, id, problems);
   const relationships = readLinks(registry, resource, draft.relationships, problems);
   for (const [name, relationship] of Object.entries(resource.relationships)) {
     if (relationship.kind !== 'toOne' || !relationship.required) continue;
@@ -59,9 +64,45 @@ export function recordInput(
     if (missing)
       problems.push({ code: 'required', detail: `Relationship ${name} must link a ${relationship.type}.`, at: { relationship: name } });
   }
-  const attributes = readAttributeValues(resource, draft.attributes, action, problems);
+  const attributes = readAttributeValues(resource, given, action, problems);
   if (problems.length > 0) throw new ApiError(422, problems);
-  return linkAttributesAsLinks(resource, { attributes, relationships });
+  return linkAttributesAsLinks(resource, { ...(id === undefined ? {} : { id }), attributes, relationships });
+}
+
+/**
+ * The id a client gives a record of a resource that takes ids from clients, and the attributes
+ * without it. A create must give one, as the draft's id or among the attributes (Terrakube's web UI
+ * sends both), matching the resource's pattern; an update may send it among the attributes as it
+ * read it, and it must be the record's own. For any other resource, `id` is an attribute like any
+ * other, unknown.
+ */
+function clientId(
+  resource: ResourceDeclaration,
+  draft: RecordDraft,
+  use: { action: 'create' } | { action: 'update'; id: string },
+  problems: Problem[],
+): { id: string | undefined; attributes: Readonly<Record<string, unknown>> } {
+  if (resource.clientIds === undefined || !Object.hasOwn(draft.attributes, 'id'))
+    return { id: use.action === 'create' ? draft.id : undefined, attributes: draft.attributes };
+  const { id: echoed, ...attributes } = draft.attributes;
+  const at = { attribute: 'id' };
+  if (typeof echoed !== 'string') {
+    problems.push({ code: 'invalid_type', detail: 'id must be a string.', at });
+    return { id: undefined, attributes };
+  }
+  const expected = use.action === 'update' ? use.id : draft.id;
+  if (expected !== undefined && echoed !== expected)
+    throw conflict(`The id among the attributes, ${echoed}, is not the record's id ${expected}.`, at);
+  return { id: use.action === 'create' ? echoed : undefined, attributes };
+}
+
+/** A client's id for a new record: given, and one the resource's pattern admits. */
+function checkClientId(resource: ResourceDeclaration, id: string | undefined, problems: Problem[]): void {
+  const rule = resource.clientIds;
+  if (rule === undefined) return;
+  const at = { attribute: 'id' };
+  if (id === undefined) problems.push({ code: 'required', detail: `A new ${resource.type} needs an id: ${rule.description}.`, at });
+  else if (!rule.pattern.test(id)) problems.push({ code: 'invalid_value', detail: `id must be ${rule.description}.`, at });
 }
 
 /** The to-one links an input sets. A relationship not modeled yet, or a to-many one, takes only an empty value. */

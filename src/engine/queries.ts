@@ -12,6 +12,13 @@ import type { Filter, Page, SortKey } from './options.js';
 import { rowBytesSql, rowsBytes, worstRowBytes } from './response-memory.js';
 
 /**
+ * Whether an id can name a record of a resource: a UUID, or an id of the form its clients choose.
+ * Anything else names no record and need not be looked up. (Resources whose clients choose ids
+ * have no children, so the ids of a path above a record are always UUIDs.)
+ */
+export const canName = (resource: ResourceDeclaration, id: string): boolean => resource.clientIds?.pattern.test(id) ?? isUuid(id);
+
+/**
  * One visible record, or undefined when it does not exist or the caller may not see it. `lock`
  * (inside a write's transaction) holds the row until the commit, so concurrent writers of one record
  * take turns and each sees the version the one before it committed: what makes If-Match atomic on
@@ -24,7 +31,7 @@ export async function findVisible(
   options: { lock?: boolean; pathIds?: readonly string[] } = {},
 ): Promise<Row | undefined> {
   const pathIds = options.pathIds ?? [];
-  if (!isUuid(id) || !pathIds.every(isUuid)) return undefined;
+  if (!canName(resource, id) || !pathIds.every(isUuid)) return undefined;
   const lock = options.lock === true && scope.engine.store.dialect === 'postgres';
   const visibility = visibilityOf(scope.caller, pathIds);
   const shape: QueryShape = { kind: 'record', type: resource.type, lock, visibility: visibility.shape };

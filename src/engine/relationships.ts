@@ -108,7 +108,7 @@ export async function updateRelationship(
         at: { relationship: name, part: 'type' },
       });
     }
-    await checkLinkTarget(tx, relationship.type, linkage?.id ?? null, tenantId, at);
+    if (linkage !== null) await checkLinkTarget(tx, relationship.type, linkage.id, await tenantId(), at);
     await tx.db
       .updateTable(resource.table)
       .set({ [relationship.column]: linkage?.id ?? null, ...auditColumns(auditName(tx.caller), new Date().toISOString(), 'update') })

@@ -25,9 +25,10 @@ export interface EngineParts {
   shapes: QueryShapes<QueryShape>;
 }
 
-/** What the SQL of a query is built from: the declarations, and the store's handle and dialect. */
+/** What the SQL of a query is built from: the declarations, who may read global records, and the store's handle and dialect. */
 export interface QueryBasis {
   registry: Registry;
+  policies: Pick<PolicyTable, 'readRule'>;
   store: Pick<Store, 'db' | 'dialect'>;
 }
 

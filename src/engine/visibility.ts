@@ -1,6 +1,6 @@
 import { sql, type SqlBool } from 'kysely';
 import { columnOf, type ResourceDeclaration } from '../model/index.js';
-import { readableTenant, type Reader } from '../policy/tenancy.js';
+import { readableGlobal, readableTenant, type Reader } from '../policy/tenancy.js';
 import { allOf, rowExists, type Condition } from '../store/conditions.js';
 import type { ParentCheck } from './query-shapes.js';
 import type { QueryBasis } from './scope.js';
@@ -30,8 +30,9 @@ export interface KnownParents {
 /**
  * The condition that a row of `resource` under `alias` is one the caller may see: not
  * soft-deleted, every record it belongs to (its parent, and any other it is deleted with) visible
- * too, and its tenant readable by the caller. Every read goes through this one condition, inside
- * its SQL, so pages and totals only ever count visible rows.
+ * too, and its tenant readable by the caller (for a global record: its read rule allows the
+ * caller). Every read goes through this one condition, inside its SQL, so pages and totals only
+ * ever count visible rows.
  */
 export function visibilityCondition(scope: Readers, resource: ResourceDeclaration, alias: string, known: KnownParents = {}): Condition {
   const { registry } = scope.engine;
@@ -42,6 +43,9 @@ export function visibilityCondition(scope: Readers, resource: ResourceDeclaratio
     conditions.push(sql<SqlBool>`${readableTenant(registry, scope.caller, column('id'), scope.engine.store.dialect)}`);
     return allOf(conditions);
   }
+  // A global record is in no tenant: its own rule says who reads it, besides the records it belongs to.
+  const globalRule = scope.engine.policies.readRule(resource);
+  if (globalRule !== undefined) conditions.push(sql<SqlBool>`${readableGlobal(globalRule, scope.caller)}`);
   const [parentId, ...abovePath] = known.pathIds ?? [];
   for (const [name, link] of registry.belongsTo(resource)) {
     const isParent = name === resource.parent;

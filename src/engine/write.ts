@@ -16,7 +16,7 @@ import { newRecordId } from '../store/record-id.js';
 import { inTransaction, inWrite, type Scope } from './scope.js';
 import { defaultOf } from './attribute-values.js';
 import { recordInput, type InputReader, type RecordInput } from './input.js';
-import { CreatePlan, type TenantId } from './create-plan.js';
+import { CreatePlan, noTenant, type TenantId } from './create-plan.js';
 import { locateRecord, tenantIdOf, type CollectionAddress, type RecordAddress } from './locate.js';
 import type { ReadOptions } from './options.js';
 import { findVisible, insertRow } from './queries.js';
@@ -36,17 +36,19 @@ export async function createRecord(
   options: ReadOptions,
 ): Promise<RecordResult> {
   const { resource } = collection;
-  const id = newRecordId();
+  // The server's id for the record, unless the resource takes ids from clients and the input gives one.
+  const generated = newRecordId();
   // One INSERT needs no transaction of its own: the parent's foreign key stops a record from outliving
   // a parent deleted meanwhile (404). A resource whose hooks write more records gets one, so all or none land.
   const atomic = resource.afterCreate !== undefined;
   const row = await inWrite(scope, resource, atomic, async (tx) => {
-    const plan = new CreatePlan(tx, collection, id);
+    const plan = new CreatePlan(tx, collection, generated);
     const now = new Date().toISOString();
     const columns = await plan.guard(async () => {
       await authorizeWrite(tx, resource, 'create', plan.tenantId);
-      const input = recordInput(tx.engine.registry, resource, readInput(), 'create');
-      return recordColumns(tx, resource, { id, parentId: collection.ancestors.at(-1)?.id, tenantId: plan.tenantId, ...input }, now);
+      const { id, ...input } = recordInput(tx.engine.registry, resource, readInput(), { action: 'create' });
+      const record = { id: id ?? generated, parentId: collection.ancestors.at(-1)?.id, tenantId: plan.tenantId, ...input };
+      return recordColumns(tx, resource, record, now);
     });
     const inserted = await plan.insert(resource, columns);
     await resource.afterCreate?.(writeContext(tx, plan.tenantId, now), inserted);
@@ -63,10 +65,9 @@ export async function updateRecord(
   precondition?: Precondition,
 ): Promise<void> {
   const { resource } = address;
-  await changeRecord(scope, address, 'update', precondition, async (tx, row, tenantId) => {
-    const input = recordInput(tx.engine.registry, resource, readInput(), 'update');
+  await changeRecord(scope, address, 'update', precondition, async (tx, row, tenant) => {
+    const input = recordInput(tx.engine.registry, resource, readInput(), { action: 'update', id: String(row.id) });
     const now = new Date().toISOString();
-    const tenant = knownTenant(tenantId);
     await checkIdAttributes(tx, resource, input.attributes, { current: row, tenantId: tenant });
     const values = await prepareValues(tx, resource, { tenantId: tenant, now, values: input.attributes, current: row, id: row.id });
     const parentLink = tx.engine.registry.parentLink(resource);
@@ -98,12 +99,12 @@ export async function changeRecord(
   address: RecordAddress,
   action: WriteAction,
   precondition: Precondition | undefined,
-  change: (tx: Scope, row: Row, tenantId: string) => Promise<void>,
+  change: (tx: Scope, row: Row, tenantId: TenantId) => Promise<void>,
 ): Promise<void> {
   await inTransaction(scope, address.resource, async (tx) => {
     const row = await locateRecord(tx, address, true);
-    const tenantId = await tenantIdOf(tx, address.resource, row);
-    await authorizeWrite(tx, address.resource, action, knownTenant(tenantId));
+    const tenantId = tenantOfRecord(tx, address.resource, row);
+    await authorizeWrite(tx, address.resource, action, tenantId);
     checkPrecondition(address.resource, row, precondition);
     await change(tx, row, tenantId);
   });
@@ -111,14 +112,18 @@ export async function changeRecord(
 
 async function authorizeWrite(scope: Scope, resource: ResourceDeclaration, action: WriteAction, tenantId: TenantId): Promise<void> {
   const { registry, policies } = scope.engine;
-  const context = { caller: scope.caller, capabilities: async () => capabilitiesIn(scope.db, registry, scope.caller, await tenantId()) };
-  await authorize(policies.rule(resource, action), context, resource.type, registry.tenant.type);
+  // A global record lies in no tenant, where a membership could grant something: its rules require no capability.
+  const capabilities = registry.isGlobal(resource)
+    ? () => Promise.resolve(new Set<string>())
+    : async () => capabilitiesIn(scope.db, registry, scope.caller, await tenantId());
+  await authorize(policies.rule(resource, action), { caller: scope.caller, capabilities }, resource.type, registry.tenant.type);
 }
 
-const knownTenant =
-  (id: string): TenantId =>
-  () =>
-    Promise.resolve(id);
+/** The tenant of a stored record, looked up when first asked for. */
+function tenantOfRecord(tx: Scope, resource: ResourceDeclaration, row: Row): TenantId {
+  let tenant: Promise<string> | undefined;
+  return () => (tenant ??= tx.engine.registry.isGlobal(resource) ? Promise.reject(noTenant(resource)) : tenantIdOf(tx, resource, row));
+}
 
 interface NewRecord extends RecordInput {
   id: string;
@@ -228,10 +233,10 @@ export async function checkLinkTarget(tx: Scope, type: string, id: string | null
 }
 
 /**
- * Attributes that hold a record's id as text (`idOf`) are checked as links are, when a write sets
- * them: empty (how clients say "none"), or a record the caller can see in the same tenant. A value
- * an update leaves as stored is not checked again, so a record saved as read stays savable after
- * the record it names was deleted.
+ * Attributes that hold a record's id as text (`idOf`), or a list of them (`idsOf`), are checked as
+ * links are, when a write sets them: empty (how clients say "none"), or a record the caller can
+ * see in the same tenant. A value an update leaves as stored is not checked again, so a record
+ * saved as read stays savable after the record it names was deleted.
  */
 async function checkIdAttributes(
   tx: Scope,
@@ -241,8 +246,33 @@ async function checkIdAttributes(
 ): Promise<void> {
   for (const [name, value] of Object.entries(values)) {
     const attribute = resource.attributes[name];
-    if (attribute?.kind !== 'text' || attribute.idOf === undefined || typeof value !== 'string' || value === '') continue;
-    if (place.current !== undefined && place.current[columnOf(name)] === value) continue;
-    await checkLinkTarget(tx, attribute.idOf, value, await place.tenantId(), { attribute: name });
+    if (attribute?.kind !== 'text' || typeof value !== 'string' || value === '') continue;
+    const stored = place.current?.[columnOf(name)];
+    if (attribute.idOf !== undefined && stored !== value)
+      await checkLinkTarget(tx, attribute.idOf, value, await place.tenantId(), { attribute: name });
+    if (attribute.idsOf !== undefined) await checkIdList(tx, attribute.idsOf, { name, value, stored }, place.tenantId);
+  }
+}
+
+/**
+ * A list of ids as text, comma-separated: each one named once, and each one the stored list does
+ * not hold yet checked as a link is (a list saved as read stays savable after one of its records
+ * was deleted).
+ */
+async function checkIdList(
+  tx: Scope,
+  type: string,
+  list: { name: string; value: string; stored: unknown },
+  tenantId: TenantId,
+): Promise<void> {
+  const at = { attribute: list.name };
+  const ids = list.value.split(',').map((id) => id.trim());
+  const kept = new Set(typeof list.stored === 'string' ? list.stored.split(',').map((id) => id.trim()) : []);
+  const seen = new Set<string>();
+  for (const id of ids) {
+    if (id === '') throw invalidValue(`${list.name} lists ${type} ids separated by commas, without empty ones.`, at);
+    if (seen.has(id)) throw invalidValue(`${list.name} names ${type} ${id} twice.`, at);
+    seen.add(id);
+    if (!kept.has(id)) await checkLinkTarget(tx, type, id, await tenantId(), at);
   }
 }

@@ -26,6 +26,12 @@ export interface TextAttribute {
    * the caller can see in the same tenant, as a link's must.
    */
   idOf?: string;
+  /**
+   * The type of the records whose ids this text lists, separated by commas (Terrakube's
+   * `sharedIds`): each id a write adds must name a record of that type the caller can see in the
+   * same tenant, as `idOf`'s must; `""` lists none.
+   */
+  idsOf?: string;
 }
 
 export interface EnumAttribute {
@@ -68,6 +74,7 @@ export function text(options: {
   default?: string | null;
   secret?: Secrecy;
   idOf?: string;
+  idsOf?: string;
 }): TextAttribute {
   const required = options.required ?? false;
   return {
@@ -79,6 +86,7 @@ export function text(options: {
     ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
     ...(options.secret === undefined ? {} : { secret: options.secret }),
     ...(options.idOf === undefined ? {} : { idOf: options.idOf }),
+    ...(options.idsOf === undefined ? {} : { idsOf: options.idsOf }),
     readOnly: false,
   };
 }

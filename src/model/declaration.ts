@@ -46,6 +46,19 @@ export interface ResourceDeclaration {
   table: string;
   /** The resource every other one lives under: read access is granted per tenant record. */
   tenant?: true;
+  /**
+   * A record of the whole service, in no tenant (Terrakube's actions and federated credentials): it
+   * has no parent, and who may read it is a row of the policy table rather than membership of a
+   * tenant. The records under it are global too.
+   */
+  global?: true;
+  /**
+   * Ids the client chooses, for records named by their author (Terrakube's actions,
+   * `terrakube.open-documentation`): a create must give one that matches `pattern`, and may give it
+   * among the attributes too, as Terrakube's web UI does. Without this, every id is a UUID the
+   * server assigns.
+   */
+  clientIds?: { pattern: RegExp; description: string };
   /** The to-one relationship to the record this one lives under in paths. */
   parent?: string;
   attributes: Record<string, Attribute>;

@@ -16,7 +16,7 @@ export interface ClientConventions {
 /**
  * Every declared resource, checked once when the service starts: each link (and each attribute
  * that holds a record's id) names a declared type, exactly one resource is the tenant, and every
- * other one reaches it through its parents. Lookups by name are own-property only, so a
+ * other one reaches it, or a global resource, through its parents. Lookups by name are own-property only, so a
  * client-chosen name can never reach a built-in property.
  */
 export class Registry {
@@ -104,6 +104,46 @@ export class Registry {
     return [...this.unmodeledByName];
   }
 
+  /** Whether a record of this resource belongs to the whole service rather than to a tenant: its root is global. */
+  isGlobal(resource: ResourceDeclaration): boolean {
+    return this.rootOf(resource).global === true;
+  }
+
+  /** The resource at the top of a resource's parents: the tenant, or a global resource. */
+  private rootOf(resource: ResourceDeclaration): ResourceDeclaration {
+    let at = resource;
+    for (let parent = this.parentOf(at); parent !== undefined; parent = this.parentOf(at)) at = parent;
+    return at;
+  }
+
+  /**
+   * A resource reaches the tenant or a global resource through its parents, and links only records
+   * of the same kind: a global record belongs to no tenant, so links between the two could not stay
+   * inside one tenant.
+   */
+  private checkScope(resource: ResourceDeclaration): void {
+    const where = `resource ${resource.type}`;
+    const seen = new Set<ResourceDeclaration>();
+    for (let at: ResourceDeclaration | undefined = resource; at !== this.tenant && at?.global !== true; at = this.parentOf(at)) {
+      if (at === undefined || seen.has(at)) throw new Error(`${where} does not reach the tenant or a global resource through its parents`);
+      if (at.parent !== undefined && this.relationship(at, at.parent)?.kind !== 'toOne') {
+        throw new Error(`resource ${at.type}: parent ${at.parent} is not a to-one relationship`);
+      }
+      seen.add(at);
+    }
+    const global = this.isGlobal(resource);
+    for (const [name, relationship] of Object.entries(resource.relationships)) {
+      if (relationship.kind === 'toOne' && this.isGlobal(this.target(relationship)) !== global)
+        throw new Error(`${where}: ${name} links ${global ? 'a tenant' : 'a global'} resource`);
+    }
+    for (const [name, attribute] of Object.entries(resource.attributes)) {
+      for (const type of attribute.kind === 'text' ? [attribute.idOf, attribute.idsOf] : []) {
+        const target = type === undefined ? undefined : this.byType.get(type);
+        if (target !== undefined && (global || this.isGlobal(target))) throw new Error(`${where}: ${name} holds ids across tenants`);
+      }
+    }
+  }
+
   private check(resource: ResourceDeclaration): void {
     const where = `resource ${resource.type}`;
     for (const relationship of Object.values(resource.relationships)) {
@@ -115,20 +155,15 @@ export class Registry {
       }
     }
     for (const [name, attribute] of Object.entries(resource.attributes)) {
-      if (attribute.kind === 'text' && attribute.idOf !== undefined && !this.byType.has(attribute.idOf))
-        throw new Error(`${where}: ${name} holds ids of an undeclared type ${attribute.idOf}`);
+      for (const type of attribute.kind === 'text' ? [attribute.idOf, attribute.idsOf] : [])
+        if (type !== undefined && !this.byType.has(type)) throw new Error(`${where}: ${name} holds ids of an undeclared type ${type}`);
     }
     if (resource.tenant === true && resource.parent !== undefined) throw new Error(`${where}: the tenant has no parent`);
-    if (resource.tenant !== true) {
-      const seen = new Set<ResourceDeclaration>();
-      for (let at: ResourceDeclaration | undefined = resource; at !== this.tenant; at = this.parentOf(at)) {
-        if (at === undefined || seen.has(at)) throw new Error(`${where} does not reach the tenant through its parents`);
-        if (at.parent !== undefined && this.relationship(at, at.parent)?.kind !== 'toOne') {
-          throw new Error(`resource ${at.type}: parent ${at.parent} is not a to-one relationship`);
-        }
-        seen.add(at);
-      }
-    }
+    if (resource.global === true && (resource.parent !== undefined || resource.tenant === true))
+      throw new Error(`${where}: a global resource has no parent and is not the tenant`);
+    this.checkScope(resource);
+    if (resource.clientIds !== undefined && (resource.tenant === true || this.childrenOf(resource).length > 0))
+      throw new Error(`${where}: only a resource without children may take ids from clients`);
     if (resource.softDelete !== undefined && this.attribute(resource, resource.softDelete)?.kind !== 'boolean') {
       throw new Error(`${where}: softDelete ${resource.softDelete} is not a boolean attribute`);
     }
@@ -140,7 +175,8 @@ export class Registry {
       if (this.attribute(resource, name) === undefined) throw new Error(`${where}: unique ${name} is not an attribute`);
     }
     if (resource.membership !== undefined) {
-      if (this.parentOf(resource) !== this.tenant) throw new Error(`${where}: membership records live directly under the tenant`);
+      if (this.parentOf(resource) !== this.tenant || this.isGlobal(resource))
+        throw new Error(`${where}: membership records live directly under the tenant`);
       for (const name of [resource.membership.groupAttribute, ...resource.membership.capabilities]) {
         if (this.attribute(resource, name) === undefined) throw new Error(`${where}: membership names no attribute ${name}`);
       }

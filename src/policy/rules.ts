@@ -2,6 +2,7 @@ import type { Caller } from '../auth/caller.js';
 import type { TrackedKind } from '../auth/tokens.js';
 import { forbidden } from '../errors.js';
 import type { Registry, ResourceDeclaration } from '../model/index.js';
+import type { ReaderShape } from './tenancy.js';
 
 /** What a rule may ask about a write: who calls, and what they hold in the tenant of the record. */
 export interface PolicyContext {
@@ -22,6 +23,28 @@ export interface Rule<Context extends { caller: Caller } = PolicyContext> {
 
 export type WriteAction = 'create' | 'update' | 'delete';
 export type WriteRules = Readonly<Record<WriteAction, Rule>>;
+
+/**
+ * Who may read the records of a global resource, which no tenant confines. It sees the reader only
+ * as the shape of a query sees it (an administrator or not), so it is a constant of the query's SQL
+ * and a query compiled once per shape stays right for every reader of that shape.
+ */
+export interface ReadRule {
+  name: string;
+  allows: (reader: ReaderShape) => boolean;
+}
+
+/** Any caller the server authenticated. */
+export const anyCaller: ReadRule = { name: 'any caller', allows: () => true };
+
+/** Members of the administrator group, as readers. */
+export const onlyAdministrators: ReadRule = { name: 'administrator', allows: (reader) => reader.administrator };
+
+/**
+ * The rules of one resource: who writes it and, for a global resource, who reads it. Reads of a
+ * tenant's records need no rule: the tenancy confines them (tenancy.ts).
+ */
+export type RecordRules = WriteRules & { read?: ReadRule };
 
 /** Members of the administrator group (STRATUM_ADMIN_GROUP). */
 export const administrator: Rule<{ caller: Caller }> = {
@@ -45,17 +68,18 @@ export function holds(capability: string): Rule {
 export const writes = (rule: Rule): WriteRules => ({ create: rule, update: rule, delete: rule });
 
 /**
- * Who may write what: one rule per resource and write action, and the rules of API tokens. Reads
- * need no rule here: every read is confined to the caller's tenants inside its SQL (tenancy.ts).
- * Checked once at start: every resource has its rules, and every capability they require is one
- * the membership grants.
+ * Who may write what: one rule per resource and write action, who may read each global resource,
+ * and the rules of API tokens. Reads of a tenant's records need no rule here: every such read is
+ * confined to the caller's tenants inside its SQL (tenancy.ts). Checked once at start: every
+ * resource has its write rules, and every capability they require is one the membership grants;
+ * a global resource, which lies in no tenant, has a read rule and requires no capability.
  */
 export class PolicyTable {
-  private readonly byType: ReadonlyMap<string, WriteRules>;
+  private readonly byType: ReadonlyMap<string, RecordRules>;
 
   constructor(
     registry: Registry,
-    rules: Readonly<Record<string, WriteRules>>,
+    rules: Readonly<Record<string, RecordRules>>,
     /** Who may create and revoke API tokens, and administer every one. */
     readonly tokens: TokenRules,
   ) {
@@ -64,9 +88,12 @@ export class PolicyTable {
     for (const resource of registry.all()) {
       const declared = this.byType.get(resource.type);
       if (declared === undefined) throw new Error(`no write policy for ${resource.type}`);
-      for (const rule of Object.values(declared)) {
-        const unknown = rule.requires.find((capability) => !capabilities.has(capability));
-        if (unknown !== undefined) throw new Error(`the write policy of ${resource.type} requires an undeclared capability ${unknown}`);
+      const global = registry.isGlobal(resource);
+      if (global !== (declared.read !== undefined))
+        throw new Error(`${resource.type} ${global ? 'is global and needs' : 'lives in a tenant and takes no'} read rule`);
+      for (const rule of [declared.create, declared.update, declared.delete]) {
+        const unknown = rule.requires.find((capability) => global || !capabilities.has(capability));
+        if (unknown !== undefined) throw new Error(`the write policy of ${resource.type} requires a capability it cannot hold: ${unknown}`);
       }
     }
     for (const type of this.byType.keys())
@@ -74,14 +101,23 @@ export class PolicyTable {
   }
 
   rule(resource: ResourceDeclaration, action: WriteAction): Rule {
-    const rules = this.byType.get(resource.type);
-    if (rules === undefined) throw new Error(`no write policy for ${resource.type}`);
-    return rules[action];
+    return this.rulesOf(resource)[action];
+  }
+
+  /** Who may read the records of a global resource; undefined for a tenant's, which the tenancy confines. */
+  readRule(resource: ResourceDeclaration): ReadRule | undefined {
+    return this.rulesOf(resource).read;
   }
 
   /** Every rule, for the API description and the docs. */
-  entries(): [string, WriteRules][] {
+  entries(): [string, RecordRules][] {
     return [...this.byType.entries()];
+  }
+
+  private rulesOf(resource: ResourceDeclaration): RecordRules {
+    const rules = this.byType.get(resource.type);
+    if (rules === undefined) throw new Error(`no write policy for ${resource.type}`);
+    return rules;
   }
 }
 

@@ -28,6 +28,14 @@ export function readableTenant(registry: Registry, caller: Reader, tenantId: Exp
 }
 
 /**
+ * Whether the caller may read the records of a global resource, as a SQL predicate: a constant,
+ * since the rule (a `ReadRule` of the policy table) sees only what the query's shape knows of the reader.
+ */
+export function readableGlobal(rule: { allows: (reader: ReaderShape) => boolean }, caller: Reader): Expression<SqlBool> {
+  return rule.allows(readerShape(caller)) ? sql<SqlBool>`1 = 1` : sql<SqlBool>`1 = 0`;
+}
+
+/**
  * What of a reader changes the SQL text of `readableTenant`, besides values (the groups' names):
  * queries compiled once per shape name it in their shape.
  */

@@ -45,6 +45,19 @@ export const resourceExamples: Record<string, AttributeValues> = {
     privateKey: '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n',
   },
   agent: { name: 'eu-pool', description: 'Frankfurt executors', url: 'http://executor.eu.internal:8090' },
+  schedule: { cron: '0 0 6 ? * MON-FRI *', description: 'Weekday mornings', enabled: true },
+  action: {
+    name: 'Runbook',
+    label: 'Runbook',
+    category: 'General',
+    type: 'Workspace/Action',
+    version: '1.0.0',
+    action: 'KHsgY29udGV4dCB9KSA9PiA8QnV0dG9uIGhyZWY9Imh0dHBzOi8vd2lraS5leGFtcGxlLmNvbSI+UnVuYm9vazwvQnV0dG9uPg==',
+    displayCriteria: '[{"filter": "true"}]',
+    active: true,
+  },
+  federated: { name: 'github-actions', issuerUrl: 'https://token.actions.githubusercontent.com', audience: 'stratum' },
+  federated_claim: { claimKey: 'repository', claimValue: 'acme/network' },
 };
 
 /**

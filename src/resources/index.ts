@@ -1,11 +1,14 @@
 import { Registry } from '../model/index.js';
+import { action } from './action.js';
 import { agent } from './agent.js';
 import { collection } from './collection.js';
+import { federated, federatedClaim } from './federated.js';
 import { globalvar } from './globalvar.js';
 import { item } from './item.js';
 import { organization } from './organization.js';
 import { project } from './project.js';
 import { reference } from './reference.js';
+import { schedule } from './schedule.js';
 import { ssh } from './ssh.js';
 import { tag } from './tag.js';
 import { team } from './team.js';
@@ -16,11 +19,31 @@ import { vcs } from './vcs.js';
 import { workspaceTag } from './workspace-tag.js';
 import { workspace } from './workspace.js';
 
-export { tokenPolicies, writePolicies } from './policies.js';
+export { recordPolicies, tokenPolicies } from './policies.js';
 export { permissionScopes, unmodeledRecords } from './terrakube-compat.js';
 
 /** Every resource the API serves, checked once at start. */
 export const registry = new Registry(
-  [organization, template, collection, item, reference, workspace, variable, vcs, team, project, tag, workspaceTag, globalvar, ssh, agent],
+  [
+    organization,
+    template,
+    collection,
+    item,
+    reference,
+    workspace,
+    variable,
+    vcs,
+    team,
+    project,
+    tag,
+    workspaceTag,
+    globalvar,
+    ssh,
+    agent,
+    schedule,
+    action,
+    federated,
+    federatedClaim,
+  ],
   terrakubeConventions,
 );

@@ -1,15 +1,15 @@
-import { administrator, holds, writes, type TokenRules, type WriteRules } from '../policy/rules.js';
+import { administrator, anyCaller, holds, onlyAdministrators, writes, type RecordRules, type TokenRules } from '../policy/rules.js';
 import { holdsToken } from '../policy/tokens.js';
 import type { Capability } from './team.js';
 
 const needs = (capability: Capability) => writes(holds(capability));
 
 /**
- * Who may create, update and delete each record: the one table of write authorization. Reads are
- * not here: every read is confined to the caller's organizations in its SQL (policy/tenancy.ts),
- * and secrets are never read back.
+ * Who may create, update and delete each record: the one table of write authorization, and of read
+ * authorization for the records of the whole service (`read`). Every other read is confined to the
+ * caller's organizations in its SQL (policy/tenancy.ts), and secrets are never read back.
  */
-export const writePolicies: Record<string, WriteRules> = {
+export const recordPolicies: Record<string, RecordRules> = {
   organization: writes(administrator),
   team: writes(administrator),
   // Terrakube lets only its administrators create these: agent pools and global variables by their
@@ -31,6 +31,14 @@ export const writePolicies: Record<string, WriteRules> = {
   project: needs('manageWorkspace'),
   workspacetag: needs('manageWorkspace'),
   ssh: needs('manageVcs'),
+  // A schedule is a setting of its workspace (Terrakube checks the workspace's rule).
+  schedule: needs('manageWorkspace'),
+  // Records of the whole service, in no organization, as in Terrakube: the web UI runs the code of
+  // actions on every workspace page, for any caller; federated credentials are read ("user is a
+  // superuser") and written by administrators alone.
+  action: { read: anyCaller, ...writes(administrator) },
+  federated: { read: onlyAdministrators, ...writes(administrator) },
+  federated_claim: { read: onlyAdministrators, ...writes(administrator) },
 };
 
 /**

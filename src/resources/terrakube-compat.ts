@@ -7,14 +7,13 @@ import type { ClientConventions, UnmodeledRecord } from '../model/index.js';
 export const terrakubeConventions: ClientConventions = {
   // Read-only attributes clients echo back in bodies: ignored on input for every type, so a client
   // can GET, edit and PATCH back.
-  echoedReadOnly: ['createdBy', 'createdDate', 'updatedBy', 'updatedDate', 'lastJobStatus', 'lastJobDate', 'incomplete'],
+  echoedReadOnly: ['createdBy', 'createdDate', 'updatedBy', 'updatedDate', 'lastJobStatus', 'lastJobDate', 'incomplete', 'firing'],
   // Relationships clients send or include that Stratum does not model yet, with their kind: in a
   // body they are accepted as null, in `include` they include nothing, and their relationship
   // endpoints read as empty.
   unmodeledRelationships: {
     job: 'toMany',
     history: 'toMany',
-    schedule: 'toMany',
     webhook: 'toOne',
     module: 'toMany',
     provider: 'toMany',

@@ -22,6 +22,9 @@ export const workspace = defineResource({
     executionMode: oneOf(['remote', 'local'], { default: null }),
     allowRemoteApply: flag(false),
     globalRemoteState: flag(true),
+    // The workspaces of the organization that may read this one's state while globalRemoteState is
+    // false, as a comma-separated list of ids (Terrakube's State Shared page).
+    sharedIds: text({ max: 40_000, idsOf: 'workspace' }),
     // The SSH key of the organization that modules are fetched with, as the `ssh` link's id but sent
     // and read as text ("" when the web UI clears it).
     moduleSshKey: text({ max: 128, idOf: 'ssh' }),
@@ -42,6 +45,7 @@ export const workspace = defineResource({
     variable: toMany('variable', 'workspace_id'),
     reference: toMany('reference', 'workspace_id'),
     workspaceTag: toMany('workspacetag', 'workspace_id'),
+    schedule: toMany('schedule', 'workspace_id'),
   },
   softDelete: 'deleted',
   unique: ['name'],

@@ -97,8 +97,8 @@ select "r".* from "workspace" as "r" where "r"."id" = $1 and ("r"."deleted" = 0 
 -- {"kind":"record","type":"workspace","lock":false,"visibility":{"depth":1,"reader":{"administrator":true,"groups":0}}}
 select "r".* from "workspace" as "r" where "r"."id" = $1 and ("r"."deleted" = 0 and "r"."organization_id" = $2 and exists (select 1 from "organization" as "r_organization" where "r_organization"."id" = "r"."organization_id" and ("r_organization"."disabled" = 0 and 1 = 1)))
 
--- {"kind":"insert","type":"workspace","columns":["id","organization_id","name","description","source","branch","folder","default_template","iac_type","terraform_version","execution_mode","allow_remote_apply","global_remote_state","module_ssh_key","locked","lock_description","deleted","last_job_status","last_job_date","created_by","created_date","updated_by","updated_date"],"under":{"type":"organization","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}}
-insert into "workspace" ("id", "organization_id", "name", "description", "source", "branch", "folder", "default_template", "iac_type", "terraform_version", "execution_mode", "allow_remote_apply", "global_remote_state", "module_ssh_key", "locked", "lock_description", "deleted", "last_job_status", "last_job_date", "created_by", "created_date", "updated_by", "updated_date") select $1 as "id", $2 as "organization_id", $3 as "name", $4 as "description", $5 as "source", $6 as "branch", $7 as "folder", $8 as "default_template", $9 as "iac_type", $10 as "terraform_version", $11 as "execution_mode", $12 as "allow_remote_apply", $13 as "global_remote_state", $14 as "module_ssh_key", $15 as "locked", $16 as "lock_description", $17 as "deleted", $18 as "last_job_status", $19 as "last_job_date", $20 as "created_by", $21 as "created_date", $22 as "updated_by", $23 as "updated_date" where exists (select 1 as "one" from "organization" as "p" where "p"."id" = $24 and ("p"."disabled" = 0 and exists (select 1 from "team" as member where "member"."organization_id" = "p"."id" and "member"."name" in ($25, $26)))) returning *
+-- {"kind":"insert","type":"workspace","columns":["id","organization_id","name","description","source","branch","folder","default_template","iac_type","terraform_version","execution_mode","allow_remote_apply","global_remote_state","shared_ids","module_ssh_key","locked","lock_description","deleted","last_job_status","last_job_date","created_by","created_date","updated_by","updated_date"],"under":{"type":"organization","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}}
+insert into "workspace" ("id", "organization_id", "name", "description", "source", "branch", "folder", "default_template", "iac_type", "terraform_version", "execution_mode", "allow_remote_apply", "global_remote_state", "shared_ids", "module_ssh_key", "locked", "lock_description", "deleted", "last_job_status", "last_job_date", "created_by", "created_date", "updated_by", "updated_date") select $1 as "id", $2 as "organization_id", $3 as "name", $4 as "description", $5 as "source", $6 as "branch", $7 as "folder", $8 as "default_template", $9 as "iac_type", $10 as "terraform_version", $11 as "execution_mode", $12 as "allow_remote_apply", $13 as "global_remote_state", $14 as "shared_ids", $15 as "module_ssh_key", $16 as "locked", $17 as "lock_description", $18 as "deleted", $19 as "last_job_status", $20 as "last_job_date", $21 as "created_by", $22 as "created_date", $23 as "updated_by", $24 as "updated_date" where exists (select 1 as "one" from "organization" as "p" where "p"."id" = $25 and ("p"."disabled" = 0 and exists (select 1 from "team" as member where "member"."organization_id" = "p"."id" and "member"."name" in ($26, $27)))) returning *
 
 -- {"kind":"page","type":"workspace","idsOnly":false,"parentCheck":"once","visibility":{"depth":1,"reader":{"administrator":false,"groups":2}}}
 select "r".* from "workspace" as "r" where ("r"."deleted" = 0 and "r"."organization_id" = $1 and exists (select 1 from "organization" as "r_organization" where "r_organization"."id" = $2 and ("r_organization"."disabled" = 0 and exists (select 1 from "team" as member where "member"."organization_id" = "r_organization"."id" and "member"."name" in ($3, $4))))) order by "r"."created_date" asc, "r"."id" asc limit $5 offset $6
@@ -267,3 +267,75 @@ select "r".* from "agent" as "r" where ("r"."organization_id" = $1 and exists (s
 
 -- {"kind":"page","type":"agent","idsOnly":true,"parentCheck":"done","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
 select "r"."id" from "agent" as "r" where 1 = 1 order by "r"."created_date" asc, "r"."id" asc limit $1 offset $2
+
+-- {"kind":"record","type":"schedule","lock":false,"visibility":{"depth":2,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "schedule" as "r" where "r"."id" = $1 and ("r"."workspace_id" = $2 and exists (select 1 from "workspace" as "r_workspace" where "r_workspace"."id" = "r"."workspace_id" and ("r_workspace"."deleted" = 0 and "r_workspace"."organization_id" = $3 and exists (select 1 from "organization" as "r_workspace_organization" where "r_workspace_organization"."id" = "r_workspace"."organization_id" and ("r_workspace_organization"."disabled" = 0 and exists (select 1 from "team" as member where "member"."organization_id" = "r_workspace_organization"."id" and "member"."name" in ($4, $5)))))))
+
+-- {"kind":"record","type":"schedule","lock":true,"visibility":{"depth":2,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "schedule" as "r" where "r"."id" = $1 and ("r"."workspace_id" = $2 and exists (select 1 from "workspace" as "r_workspace" where "r_workspace"."id" = "r"."workspace_id" and ("r_workspace"."deleted" = 0 and "r_workspace"."organization_id" = $3 and exists (select 1 from "organization" as "r_workspace_organization" where "r_workspace_organization"."id" = "r_workspace"."organization_id" and ("r_workspace_organization"."disabled" = 0 and exists (select 1 from "team" as member where "member"."organization_id" = "r_workspace_organization"."id" and "member"."name" in ($4, $5))))))) for update
+
+-- {"kind":"record","type":"schedule","lock":false,"visibility":{"depth":2,"reader":{"administrator":true,"groups":0}}}
+select "r".* from "schedule" as "r" where "r"."id" = $1 and ("r"."workspace_id" = $2 and exists (select 1 from "workspace" as "r_workspace" where "r_workspace"."id" = "r"."workspace_id" and ("r_workspace"."deleted" = 0 and "r_workspace"."organization_id" = $3 and exists (select 1 from "organization" as "r_workspace_organization" where "r_workspace_organization"."id" = "r_workspace"."organization_id" and ("r_workspace_organization"."disabled" = 0 and 1 = 1)))))
+
+-- {"kind":"insert","type":"schedule","columns":["id","workspace_id","cron","template_reference","tcl","description","enabled","firing","created_by","created_date","updated_by","updated_date"],"under":{"type":"workspace","visibility":{"depth":1,"reader":{"administrator":false,"groups":2}}}}
+insert into "schedule" ("id", "workspace_id", "cron", "template_reference", "tcl", "description", "enabled", "firing", "created_by", "created_date", "updated_by", "updated_date") select $1 as "id", $2 as "workspace_id", $3 as "cron", $4 as "template_reference", $5 as "tcl", $6 as "description", $7 as "enabled", $8 as "firing", $9 as "created_by", $10 as "created_date", $11 as "updated_by", $12 as "updated_date" where exists (select 1 as "one" from "workspace" as "p" where "p"."id" = $13 and ("p"."deleted" = 0 and "p"."organization_id" = $14 and exists (select 1 from "organization" as "p_organization" where "p_organization"."id" = "p"."organization_id" and ("p_organization"."disabled" = 0 and exists (select 1 from "team" as member where "member"."organization_id" = "p_organization"."id" and "member"."name" in ($15, $16)))))) returning *
+
+-- {"kind":"page","type":"schedule","idsOnly":false,"parentCheck":"once","visibility":{"depth":2,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "schedule" as "r" where ("r"."workspace_id" = $1 and exists (select 1 from "workspace" as "r_workspace" where "r_workspace"."id" = $2 and ("r_workspace"."deleted" = 0 and "r_workspace"."organization_id" = $3 and exists (select 1 from "organization" as "r_workspace_organization" where "r_workspace_organization"."id" = "r_workspace"."organization_id" and ("r_workspace_organization"."disabled" = 0 and exists (select 1 from "team" as member where "member"."organization_id" = "r_workspace_organization"."id" and "member"."name" in ($4, $5))))))) order by "r"."created_date" asc, "r"."id" asc limit $6 offset $7
+
+-- {"kind":"page","type":"schedule","idsOnly":true,"parentCheck":"done","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r"."id" from "schedule" as "r" where 1 = 1 order by "r"."created_date" asc, "r"."id" asc limit $1 offset $2
+
+-- {"kind":"record","type":"action","lock":false,"visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "action" as "r" where "r"."id" = $1 and (1 = 1)
+
+-- {"kind":"record","type":"action","lock":true,"visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "action" as "r" where "r"."id" = $1 and (1 = 1) for update
+
+-- {"kind":"record","type":"action","lock":false,"visibility":{"depth":0,"reader":{"administrator":true,"groups":0}}}
+select "r".* from "action" as "r" where "r"."id" = $1 and (1 = 1)
+
+-- {"kind":"insert","type":"action","columns":["id","name","label","category","description","type","action","display_criteria","version","active","created_by","created_date","updated_by","updated_date"]}
+insert into "action" ("id", "name", "label", "category", "description", "type", "action", "display_criteria", "version", "active", "created_by", "created_date", "updated_by", "updated_date") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) returning *
+
+-- {"kind":"page","type":"action","idsOnly":false,"parentCheck":"row","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "action" as "r" where (1 = 1) order by "r"."created_date" asc, "r"."id" asc limit $1 offset $2
+
+-- {"kind":"page","type":"action","idsOnly":true,"parentCheck":"done","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r"."id" from "action" as "r" where (1 = 1) order by "r"."created_date" asc, "r"."id" asc limit $1 offset $2
+
+-- {"kind":"record","type":"federated","lock":false,"visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "federated" as "r" where "r"."id" = $1 and (1 = 0)
+
+-- {"kind":"record","type":"federated","lock":true,"visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "federated" as "r" where "r"."id" = $1 and (1 = 0) for update
+
+-- {"kind":"record","type":"federated","lock":false,"visibility":{"depth":0,"reader":{"administrator":true,"groups":0}}}
+select "r".* from "federated" as "r" where "r"."id" = $1 and (1 = 1)
+
+-- {"kind":"insert","type":"federated","columns":["id","name","issuer_url","audience","created_by","created_date","updated_by","updated_date"]}
+insert into "federated" ("id", "name", "issuer_url", "audience", "created_by", "created_date", "updated_by", "updated_date") values ($1, $2, $3, $4, $5, $6, $7, $8) returning *
+
+-- {"kind":"page","type":"federated","idsOnly":false,"parentCheck":"row","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "federated" as "r" where (1 = 0) order by "r"."created_date" asc, "r"."id" asc limit $1 offset $2
+
+-- {"kind":"page","type":"federated","idsOnly":true,"parentCheck":"done","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r"."id" from "federated" as "r" where (1 = 0) order by "r"."created_date" asc, "r"."id" asc limit $1 offset $2
+
+-- {"kind":"record","type":"federated_claim","lock":false,"visibility":{"depth":1,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "federated_claim" as "r" where "r"."id" = $1 and (1 = 0 and "r"."federated_id" = $2 and exists (select 1 from "federated" as "r_federated" where "r_federated"."id" = "r"."federated_id" and (1 = 0)))
+
+-- {"kind":"record","type":"federated_claim","lock":true,"visibility":{"depth":1,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "federated_claim" as "r" where "r"."id" = $1 and (1 = 0 and "r"."federated_id" = $2 and exists (select 1 from "federated" as "r_federated" where "r_federated"."id" = "r"."federated_id" and (1 = 0))) for update
+
+-- {"kind":"record","type":"federated_claim","lock":false,"visibility":{"depth":1,"reader":{"administrator":true,"groups":0}}}
+select "r".* from "federated_claim" as "r" where "r"."id" = $1 and (1 = 1 and "r"."federated_id" = $2 and exists (select 1 from "federated" as "r_federated" where "r_federated"."id" = "r"."federated_id" and (1 = 1)))
+
+-- {"kind":"insert","type":"federated_claim","columns":["id","federated_id","claim_key","claim_value","created_by","created_date","updated_by","updated_date"],"under":{"type":"federated","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}}
+insert into "federated_claim" ("id", "federated_id", "claim_key", "claim_value", "created_by", "created_date", "updated_by", "updated_date") select $1 as "id", $2 as "federated_id", $3 as "claim_key", $4 as "claim_value", $5 as "created_by", $6 as "created_date", $7 as "updated_by", $8 as "updated_date" where exists (select 1 as "one" from "federated" as "p" where "p"."id" = $9 and (1 = 0)) returning *
+
+-- {"kind":"page","type":"federated_claim","idsOnly":false,"parentCheck":"once","visibility":{"depth":1,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "federated_claim" as "r" where (1 = 0 and "r"."federated_id" = $1 and exists (select 1 from "federated" as "r_federated" where "r_federated"."id" = $2 and (1 = 0))) order by "r"."created_date" asc, "r"."id" asc limit $3 offset $4
+
+-- {"kind":"page","type":"federated_claim","idsOnly":true,"parentCheck":"done","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r"."id" from "federated_claim" as "r" where (1 = 0) order by "r"."created_date" asc, "r"."id" asc limit $1 offset $2

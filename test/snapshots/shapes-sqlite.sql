@@ -97,8 +97,8 @@ select "r".* from "workspace" as "r" where "r"."id" = ? and ("r"."deleted" = 0 a
 -- {"kind":"record","type":"workspace","lock":false,"visibility":{"depth":1,"reader":{"administrator":true,"groups":0}}}
 select "r".* from "workspace" as "r" where "r"."id" = ? and ("r"."deleted" = 0 and "r"."organization_id" = ? and (select 1 from "organization" as "r_organization" where "r_organization"."id" = "r"."organization_id" and ("r_organization"."disabled" = 0 and 1 = 1) limit 1) is not null)
 
--- {"kind":"insert","type":"workspace","columns":["id","organization_id","name","description","source","branch","folder","default_template","iac_type","terraform_version","execution_mode","allow_remote_apply","global_remote_state","module_ssh_key","locked","lock_description","deleted","last_job_status","last_job_date","created_by","created_date","updated_by","updated_date"],"under":{"type":"organization","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}}
-insert into "workspace" ("id", "organization_id", "name", "description", "source", "branch", "folder", "default_template", "iac_type", "terraform_version", "execution_mode", "allow_remote_apply", "global_remote_state", "module_ssh_key", "locked", "lock_description", "deleted", "last_job_status", "last_job_date", "created_by", "created_date", "updated_by", "updated_date") select ? as "id", ? as "organization_id", ? as "name", ? as "description", ? as "source", ? as "branch", ? as "folder", ? as "default_template", ? as "iac_type", ? as "terraform_version", ? as "execution_mode", ? as "allow_remote_apply", ? as "global_remote_state", ? as "module_ssh_key", ? as "locked", ? as "lock_description", ? as "deleted", ? as "last_job_status", ? as "last_job_date", ? as "created_by", ? as "created_date", ? as "updated_by", ? as "updated_date" where exists (select 1 as "one" from "organization" as "p" where "p"."id" = ? and ("p"."disabled" = 0 and (select 1 from "team" as member where "member"."organization_id" = "p"."id" and "member"."name" in (?, ?) limit 1) is not null)) returning *
+-- {"kind":"insert","type":"workspace","columns":["id","organization_id","name","description","source","branch","folder","default_template","iac_type","terraform_version","execution_mode","allow_remote_apply","global_remote_state","shared_ids","module_ssh_key","locked","lock_description","deleted","last_job_status","last_job_date","created_by","created_date","updated_by","updated_date"],"under":{"type":"organization","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}}
+insert into "workspace" ("id", "organization_id", "name", "description", "source", "branch", "folder", "default_template", "iac_type", "terraform_version", "execution_mode", "allow_remote_apply", "global_remote_state", "shared_ids", "module_ssh_key", "locked", "lock_description", "deleted", "last_job_status", "last_job_date", "created_by", "created_date", "updated_by", "updated_date") select ? as "id", ? as "organization_id", ? as "name", ? as "description", ? as "source", ? as "branch", ? as "folder", ? as "default_template", ? as "iac_type", ? as "terraform_version", ? as "execution_mode", ? as "allow_remote_apply", ? as "global_remote_state", ? as "shared_ids", ? as "module_ssh_key", ? as "locked", ? as "lock_description", ? as "deleted", ? as "last_job_status", ? as "last_job_date", ? as "created_by", ? as "created_date", ? as "updated_by", ? as "updated_date" where exists (select 1 as "one" from "organization" as "p" where "p"."id" = ? and ("p"."disabled" = 0 and (select 1 from "team" as member where "member"."organization_id" = "p"."id" and "member"."name" in (?, ?) limit 1) is not null)) returning *
 
 -- {"kind":"page","type":"workspace","idsOnly":false,"parentCheck":"once","visibility":{"depth":1,"reader":{"administrator":false,"groups":2}}}
 select "r".* from "workspace" as "r" where ("r"."deleted" = 0 and "r"."organization_id" = ? and (select 1 from "organization" as "r_organization" where "r_organization"."id" = ? and ("r_organization"."disabled" = 0 and (select 1 from "team" as member where "member"."organization_id" = "r_organization"."id" and "member"."name" in (?, ?) limit 1) is not null) limit 1) is not null) order by "r"."created_date" asc, "r"."id" asc limit ? offset ?
@@ -267,3 +267,75 @@ select "r".* from "agent" as "r" where ("r"."organization_id" = ? and (select 1 
 
 -- {"kind":"page","type":"agent","idsOnly":true,"parentCheck":"done","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
 select "r"."id" from "agent" as "r" where 1 = 1 order by "r"."created_date" asc, "r"."id" asc limit ? offset ?
+
+-- {"kind":"record","type":"schedule","lock":false,"visibility":{"depth":2,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "schedule" as "r" where "r"."id" = ? and ("r"."workspace_id" = ? and (select 1 from "workspace" as "r_workspace" where "r_workspace"."id" = "r"."workspace_id" and ("r_workspace"."deleted" = 0 and "r_workspace"."organization_id" = ? and (select 1 from "organization" as "r_workspace_organization" where "r_workspace_organization"."id" = "r_workspace"."organization_id" and ("r_workspace_organization"."disabled" = 0 and (select 1 from "team" as member where "member"."organization_id" = "r_workspace_organization"."id" and "member"."name" in (?, ?) limit 1) is not null) limit 1) is not null) limit 1) is not null)
+
+-- {"kind":"record","type":"schedule","lock":true,"visibility":{"depth":2,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "schedule" as "r" where "r"."id" = ? and ("r"."workspace_id" = ? and (select 1 from "workspace" as "r_workspace" where "r_workspace"."id" = "r"."workspace_id" and ("r_workspace"."deleted" = 0 and "r_workspace"."organization_id" = ? and (select 1 from "organization" as "r_workspace_organization" where "r_workspace_organization"."id" = "r_workspace"."organization_id" and ("r_workspace_organization"."disabled" = 0 and (select 1 from "team" as member where "member"."organization_id" = "r_workspace_organization"."id" and "member"."name" in (?, ?) limit 1) is not null) limit 1) is not null) limit 1) is not null) for update
+
+-- {"kind":"record","type":"schedule","lock":false,"visibility":{"depth":2,"reader":{"administrator":true,"groups":0}}}
+select "r".* from "schedule" as "r" where "r"."id" = ? and ("r"."workspace_id" = ? and (select 1 from "workspace" as "r_workspace" where "r_workspace"."id" = "r"."workspace_id" and ("r_workspace"."deleted" = 0 and "r_workspace"."organization_id" = ? and (select 1 from "organization" as "r_workspace_organization" where "r_workspace_organization"."id" = "r_workspace"."organization_id" and ("r_workspace_organization"."disabled" = 0 and 1 = 1) limit 1) is not null) limit 1) is not null)
+
+-- {"kind":"insert","type":"schedule","columns":["id","workspace_id","cron","template_reference","tcl","description","enabled","firing","created_by","created_date","updated_by","updated_date"],"under":{"type":"workspace","visibility":{"depth":1,"reader":{"administrator":false,"groups":2}}}}
+insert into "schedule" ("id", "workspace_id", "cron", "template_reference", "tcl", "description", "enabled", "firing", "created_by", "created_date", "updated_by", "updated_date") select ? as "id", ? as "workspace_id", ? as "cron", ? as "template_reference", ? as "tcl", ? as "description", ? as "enabled", ? as "firing", ? as "created_by", ? as "created_date", ? as "updated_by", ? as "updated_date" where exists (select 1 as "one" from "workspace" as "p" where "p"."id" = ? and ("p"."deleted" = 0 and "p"."organization_id" = ? and (select 1 from "organization" as "p_organization" where "p_organization"."id" = "p"."organization_id" and ("p_organization"."disabled" = 0 and (select 1 from "team" as member where "member"."organization_id" = "p_organization"."id" and "member"."name" in (?, ?) limit 1) is not null) limit 1) is not null)) returning *
+
+-- {"kind":"page","type":"schedule","idsOnly":false,"parentCheck":"once","visibility":{"depth":2,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "schedule" as "r" where ("r"."workspace_id" = ? and (select 1 from "workspace" as "r_workspace" where "r_workspace"."id" = ? and ("r_workspace"."deleted" = 0 and "r_workspace"."organization_id" = ? and (select 1 from "organization" as "r_workspace_organization" where "r_workspace_organization"."id" = "r_workspace"."organization_id" and ("r_workspace_organization"."disabled" = 0 and (select 1 from "team" as member where "member"."organization_id" = "r_workspace_organization"."id" and "member"."name" in (?, ?) limit 1) is not null) limit 1) is not null) limit 1) is not null) order by "r"."created_date" asc, "r"."id" asc limit ? offset ?
+
+-- {"kind":"page","type":"schedule","idsOnly":true,"parentCheck":"done","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r"."id" from "schedule" as "r" where 1 = 1 order by "r"."created_date" asc, "r"."id" asc limit ? offset ?
+
+-- {"kind":"record","type":"action","lock":false,"visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "action" as "r" where "r"."id" = ? and (1 = 1)
+
+-- {"kind":"record","type":"action","lock":true,"visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "action" as "r" where "r"."id" = ? and (1 = 1) for update
+
+-- {"kind":"record","type":"action","lock":false,"visibility":{"depth":0,"reader":{"administrator":true,"groups":0}}}
+select "r".* from "action" as "r" where "r"."id" = ? and (1 = 1)
+
+-- {"kind":"insert","type":"action","columns":["id","name","label","category","description","type","action","display_criteria","version","active","created_by","created_date","updated_by","updated_date"]}
+insert into "action" ("id", "name", "label", "category", "description", "type", "action", "display_criteria", "version", "active", "created_by", "created_date", "updated_by", "updated_date") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *
+
+-- {"kind":"page","type":"action","idsOnly":false,"parentCheck":"row","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "action" as "r" where (1 = 1) order by "r"."created_date" asc, "r"."id" asc limit ? offset ?
+
+-- {"kind":"page","type":"action","idsOnly":true,"parentCheck":"done","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r"."id" from "action" as "r" where (1 = 1) order by "r"."created_date" asc, "r"."id" asc limit ? offset ?
+
+-- {"kind":"record","type":"federated","lock":false,"visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "federated" as "r" where "r"."id" = ? and (1 = 0)
+
+-- {"kind":"record","type":"federated","lock":true,"visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "federated" as "r" where "r"."id" = ? and (1 = 0) for update
+
+-- {"kind":"record","type":"federated","lock":false,"visibility":{"depth":0,"reader":{"administrator":true,"groups":0}}}
+select "r".* from "federated" as "r" where "r"."id" = ? and (1 = 1)
+
+-- {"kind":"insert","type":"federated","columns":["id","name","issuer_url","audience","created_by","created_date","updated_by","updated_date"]}
+insert into "federated" ("id", "name", "issuer_url", "audience", "created_by", "created_date", "updated_by", "updated_date") values (?, ?, ?, ?, ?, ?, ?, ?) returning *
+
+-- {"kind":"page","type":"federated","idsOnly":false,"parentCheck":"row","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "federated" as "r" where (1 = 0) order by "r"."created_date" asc, "r"."id" asc limit ? offset ?
+
+-- {"kind":"page","type":"federated","idsOnly":true,"parentCheck":"done","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r"."id" from "federated" as "r" where (1 = 0) order by "r"."created_date" asc, "r"."id" asc limit ? offset ?
+
+-- {"kind":"record","type":"federated_claim","lock":false,"visibility":{"depth":1,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "federated_claim" as "r" where "r"."id" = ? and (1 = 0 and "r"."federated_id" = ? and (select 1 from "federated" as "r_federated" where "r_federated"."id" = "r"."federated_id" and (1 = 0) limit 1) is not null)
+
+-- {"kind":"record","type":"federated_claim","lock":true,"visibility":{"depth":1,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "federated_claim" as "r" where "r"."id" = ? and (1 = 0 and "r"."federated_id" = ? and (select 1 from "federated" as "r_federated" where "r_federated"."id" = "r"."federated_id" and (1 = 0) limit 1) is not null) for update
+
+-- {"kind":"record","type":"federated_claim","lock":false,"visibility":{"depth":1,"reader":{"administrator":true,"groups":0}}}
+select "r".* from "federated_claim" as "r" where "r"."id" = ? and (1 = 1 and "r"."federated_id" = ? and (select 1 from "federated" as "r_federated" where "r_federated"."id" = "r"."federated_id" and (1 = 1) limit 1) is not null)
+
+-- {"kind":"insert","type":"federated_claim","columns":["id","federated_id","claim_key","claim_value","created_by","created_date","updated_by","updated_date"],"under":{"type":"federated","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}}
+insert into "federated_claim" ("id", "federated_id", "claim_key", "claim_value", "created_by", "created_date", "updated_by", "updated_date") select ? as "id", ? as "federated_id", ? as "claim_key", ? as "claim_value", ? as "created_by", ? as "created_date", ? as "updated_by", ? as "updated_date" where exists (select 1 as "one" from "federated" as "p" where "p"."id" = ? and (1 = 0)) returning *
+
+-- {"kind":"page","type":"federated_claim","idsOnly":false,"parentCheck":"once","visibility":{"depth":1,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "federated_claim" as "r" where (1 = 0 and "r"."federated_id" = ? and (select 1 from "federated" as "r_federated" where "r_federated"."id" = ? and (1 = 0) limit 1) is not null) order by "r"."created_date" asc, "r"."id" asc limit ? offset ?
+
+-- {"kind":"page","type":"federated_claim","idsOnly":true,"parentCheck":"done","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r"."id" from "federated_claim" as "r" where (1 = 0) order by "r"."created_date" asc, "r"."id" asc limit ? offset ?

@@ -48,7 +48,12 @@ export function addExamples(paths: Record<string, PathItem>, sources: ExampleSou
     switch (route.kind) {
       case 'create':
         setExample(operation.requestBody, {
-          data: { type: resource.type, attributes: sample(resource).input, ...requiredLinks(resource, ids) },
+          data: {
+            type: resource.type,
+            ...createdId(resource, ids),
+            attributes: sample(resource).input,
+            ...requiredLinks(resource, ids),
+          },
         });
         setExample(operation.responses?.['201'], answerOf(resource));
         break;
@@ -99,6 +104,11 @@ export function addExamples(paths: Record<string, PathItem>, sources: ExampleSou
       if (post?.operationId === 'atomic_operations') setExample(post.requestBody, atomic);
     }
   }
+}
+
+/** The id a create names, for a record its author names (an action); none for one the server names. */
+function createdId(resource: ResourceDeclaration, ids: ReadonlyMap<string, string>): { id?: string } {
+  return resource.clientIds === undefined ? {} : { id: ids.get(resource.type) ?? '' };
 }
 
 /** `/organization/{organizationId}/workspace` with the placeholder ids in it. */

@@ -78,10 +78,14 @@ function describeResource(resource: ResourceDeclaration, registry: Registry): st
   const children = Object.values(resource.relationships)
     .filter((r) => r.kind === 'toMany')
     .map((r) => r.type);
+  const where =
+    parent !== undefined
+      ? `lives in ${article(parent.type).toLowerCase()} ${parent.type}.`
+      : resource === registry.tenant
+        ? 'is a tenant: everything else lives in one.'
+        : `belongs to the whole service, in no ${registry.tenant.type}.`;
   const parts = [
-    parent === undefined
-      ? `${article(resource.type)} ${resource.type} is a tenant: everything else lives in one.`
-      : `${article(resource.type)} ${resource.type} lives in ${article(parent.type).toLowerCase()} ${parent.type}.`,
+    `${article(resource.type)} ${resource.type} ${where}`,
     children.length === 0
       ? ''
       : `It holds ${children.slice(0, -1).join(', ')}${children.length > 1 ? ' and ' : ''}${children.at(-1) ?? ''} records.`,

@@ -118,6 +118,9 @@ export function resourceSchemas(resource: ResourceDeclaration): Record<string, S
   const requiredRelationships = Object.entries(resource.relationships)
     .filter(([, r]) => r.kind === 'toOne' && r.required)
     .map(([n]) => n);
+  // Ids their authors choose (actions), else UUIDs the server assigns.
+  const naming = resource.clientIds;
+  const id = naming === undefined ? { type: 'string', format: 'uuid' } : { type: 'string', pattern: naming.pattern.source };
   return {
     [`${name}Attributes`]: attributesSchema(resource, 'answer'),
     [`${name}InputAttributes`]: attributesSchema(resource, 'request'),
@@ -126,7 +129,7 @@ export function resourceSchemas(resource: ResourceDeclaration): Record<string, S
       required: ['type', 'id', 'attributes', 'relationships'],
       properties: {
         type: { const: name },
-        id: { type: 'string', format: 'uuid' },
+        id,
         attributes: schemaRef(`${name}Attributes`),
         relationships: relationshipsSchema(resource, 'answer'),
       },
@@ -153,6 +156,8 @@ export function resourceSchemas(resource: ResourceDeclaration): Record<string, S
 }
 
 function inputSchema(resource: ResourceDeclaration, required: { attributes: string[]; relationships: string[] }): Schema {
+  const naming = resource.clientIds;
+  const onCreate = naming === undefined ? 'Omitted on create' : `Required on create (${naming.description}), also among the attributes`;
   const withRequired = (schema: Schema, names: string[]) => (names.length === 0 ? schema : { ...schema, required: names });
   return {
     type: 'object',
@@ -163,7 +168,10 @@ function inputSchema(resource: ResourceDeclaration, required: { attributes: stri
         required: required.relationships.length === 0 ? ['type'] : ['type', 'relationships'],
         properties: {
           type: { const: resource.type },
-          id: { type: 'string', description: 'Omitted on create; on update, left out or equal to the path id.' },
+          id: {
+            type: 'string',
+            description: `${onCreate}; on update, left out or equal to the path id.`,
+          },
           attributes: withRequired({ $ref: `#/components/schemas/${resource.type}InputAttributes` }, required.attributes),
           relationships: withRequired(relationshipsSchema(resource, 'request'), required.relationships),
         },

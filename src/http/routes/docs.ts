@@ -26,6 +26,9 @@ const css = `.swagger-ui .topbar { background-color: #134e4a; }
 /** The API description and a docs page for it, public like the health checks and served from installed assets. */
 export async function docs(app: FastifyInstance, { document }: { document: Record<string, unknown> }): Promise<void> {
   app.get('/api/openapi.json', (_request, reply) => reply.send(document));
+  // Terrakube's web UI reads the description at /doc (its API docs page renders it with Scalar),
+  // sending its bearer token, which a public document does not need.
+  app.get('/doc', (_request, reply) => reply.type('application/json; charset=utf-8').send(document));
   await app.register(swagger, { mode: 'static', specification: { document: document as never } });
   await app.register(swaggerUi, {
     routePrefix: '/api/docs',

@@ -24,3 +24,14 @@ export function withAuditColumns<T extends string>(dialect: Dialect) {
       .addColumn('updated_by', text, (c) => c.notNull())
       .addColumn('updated_date', timestamp, (c) => c.notNull());
 }
+
+/** A boolean as a 0/1 integer column that holds nothing else, with its default. */
+export function flagColumn(name: string, fallback: 0 | 1) {
+  return <T extends string>(table: CreateTableBuilder<T>): CreateTableBuilder<T> =>
+    table.addColumn(name, 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(fallback)
+        .check(sql`${sql.ref(name)} in (0, 1)`),
+    );
+}

@@ -22,7 +22,7 @@ it('every setting the service knows is in the README, and the configuration tabl
 });
 
 it('docs/behaviour.md has a row for every record type the service declares', () => {
-  const rows = [...behaviour.matchAll(/^\| ([a-z]+)[ |(]/gm)].map((m) => m[1]);
+  const rows = [...behaviour.matchAll(/^\| ([a-z_]+)[ |(]/gm)].map((m) => m[1]);
   assert.deepEqual(
     [...registry.all()].map((resource) => resource.type).filter((type) => !rows.includes(type)),
     [],

@@ -10,14 +10,14 @@ import {
   type ToOne,
   type WriteContext,
 } from '../model/index.js';
-import { capabilitiesIn } from '../policy/capabilities.js';
-import { authorize, type WriteAction } from '../policy/rules.js';
+import type { WriteAction } from '../policy/rules.js';
 import { newRecordId } from '../store/record-id.js';
 import { inTransaction, inWrite, type Scope } from './scope.js';
 import { defaultOf } from './attribute-values.js';
 import { recordInput, type InputReader, type RecordInput } from './input.js';
 import { CreatePlan, type TenantId } from './create-plan.js';
 import { locateRecord, tenantIdOf, type CollectionAddress, type RecordAddress } from './locate.js';
+import { authorizeOn, authorizeUpdateEffects, authorizeWrite, knownTenant } from './write-authorization.js';
 import type { ReadOptions } from './options.js';
 import { findVisible, insertRow } from './queries.js';
 import { withIncluded, type RecordResult } from './read.js';
@@ -44,7 +44,13 @@ export async function createRecord(
     const plan = new CreatePlan(tx, collection, id);
     const now = new Date().toISOString();
     const columns = await plan.guard(async () => {
-      await authorizeWrite(tx, resource, 'create', plan.tenantId);
+      // Grants on the parent count (a workspace's, for its variables): the new record lives in it.
+      const place = async () => {
+        const parent = await plan.parent();
+        const step = collection.ancestors.at(-1);
+        return step === undefined || parent === undefined ? undefined : { resource: step.resource, row: parent };
+      };
+      await authorizeWrite(tx, resource, 'create', { tenantId: plan.tenantId, place });
       const input = recordInput(tx.engine.registry, resource, readInput(), 'create');
       return recordColumns(tx, resource, { id, parentId: collection.ancestors.at(-1)?.id, tenantId: plan.tenantId, ...input }, now);
     });
@@ -65,6 +71,7 @@ export async function updateRecord(
   const { resource } = address;
   await changeRecord(scope, address, 'update', precondition, async (tx, row, tenantId) => {
     const input = recordInput(tx.engine.registry, resource, readInput(), 'update');
+    await authorizeUpdateEffects(tx, resource, row, tenantId, input);
     const now = new Date().toISOString();
     const tenant = knownTenant(tenantId);
     await checkIdAttributes(tx, resource, input.attributes, { current: row, tenantId: tenant });
@@ -103,22 +110,11 @@ export async function changeRecord(
   await inTransaction(scope, address.resource, async (tx) => {
     const row = await locateRecord(tx, address, true);
     const tenantId = await tenantIdOf(tx, address.resource, row);
-    await authorizeWrite(tx, address.resource, action, knownTenant(tenantId));
+    await authorizeOn(tx, address.resource, row, tenantId, action);
     checkPrecondition(address.resource, row, precondition);
     await change(tx, row, tenantId);
   });
 }
-
-async function authorizeWrite(scope: Scope, resource: ResourceDeclaration, action: WriteAction, tenantId: TenantId): Promise<void> {
-  const { registry, policies } = scope.engine;
-  const context = { caller: scope.caller, capabilities: async () => capabilitiesIn(scope.db, registry, scope.caller, await tenantId()) };
-  await authorize(policies.rule(resource, action), context, resource.type, registry.tenant.type);
-}
-
-const knownTenant =
-  (id: string): TenantId =>
-  () =>
-    Promise.resolve(id);
 
 interface NewRecord extends RecordInput {
   id: string;

@@ -1,9 +1,11 @@
 import { Registry } from '../model/index.js';
+import { access } from './access.js';
 import { agent } from './agent.js';
 import { collection } from './collection.js';
 import { globalvar } from './globalvar.js';
 import { item } from './item.js';
 import { organization } from './organization.js';
+import { projectAccess } from './project-access.js';
 import { project } from './project.js';
 import { reference } from './reference.js';
 import { ssh } from './ssh.js';
@@ -21,6 +23,24 @@ export { permissionScopes, unmodeledRecords } from './terrakube-compat.js';
 
 /** Every resource the API serves, checked once at start. */
 export const registry = new Registry(
-  [organization, template, collection, item, reference, workspace, variable, vcs, team, project, tag, workspaceTag, globalvar, ssh, agent],
+  [
+    organization,
+    template,
+    collection,
+    item,
+    reference,
+    workspace,
+    variable,
+    vcs,
+    team,
+    project,
+    tag,
+    workspaceTag,
+    globalvar,
+    ssh,
+    agent,
+    access,
+    projectAccess,
+  ],
   terrakubeConventions,
 );

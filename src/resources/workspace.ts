@@ -42,6 +42,8 @@ export const workspace = defineResource({
     variable: toMany('variable', 'workspace_id'),
     reference: toMany('reference', 'workspace_id'),
     workspaceTag: toMany('workspacetag', 'workspace_id'),
+    // The teams granted access to this workspace alone (Terrakube's Team Access).
+    access: toMany('access', 'workspace_id'),
   },
   softDelete: 'deleted',
   unique: ['name'],

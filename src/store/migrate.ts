@@ -8,6 +8,7 @@ import { tokenLineage } from './migrations/0004-token-lineage.js';
 import { terrakubeUiRecords } from './migrations/0005-terrakube-ui-records.js';
 import { listIndexes } from './migrations/0006-list-indexes.js';
 import { tokenAudit } from './migrations/0007-token-audit.js';
+import { teamAccess } from './migrations/0008-team-access.js';
 
 /** The one migration history of both stores, in order; a migration, once released, never changes. */
 const history: readonly (readonly [name: string, build: (dialect: Dialect) => Migration])[] = [
@@ -18,6 +19,7 @@ const history: readonly (readonly [name: string, build: (dialect: Dialect) => Mi
   ['0005-terrakube-ui-records', terrakubeUiRecords],
   ['0006-list-indexes', () => listIndexes()],
   ['0007-token-audit', tokenAudit],
+  ['0008-team-access', teamAccess],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

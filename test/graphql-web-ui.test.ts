@@ -362,24 +362,10 @@ describeEachStore("the web UI's GraphQL queries", (context) => {
     assert.deepEqual(await send(context.server, workspaceAccess(workspace)), {
       data: { workspace: { edges: [{ node: { access: { edges: [] } } }] } },
     });
-    // The body of workspaceAccessService.ts createWorkspaceAccess.
-    const grant = await createRecord(context.server, `/api/v1/organization/${acme}/workspace/${workspace}/access`, 'access', {
-      name: 'deployers',
-      role: 'custom',
-      manageWorkspace: true,
-      manageState: false,
-      planJob: true,
-      approveJob: false,
-    });
-    const node = {
-      id: grant,
-      name: 'deployers',
-      role: 'custom',
-      manageWorkspace: true,
-      manageState: false,
-      planJob: true,
-      approveJob: false,
-    };
+    // The body of workspaceAccessService.ts createWorkspaceAccess, which the list reads back as sent.
+    const sent = { name: 'deployers', role: 'custom', manageWorkspace: true, manageState: false, planJob: true, approveJob: false };
+    const grant = await createRecord(context.server, `/api/v1/organization/${acme}/workspace/${workspace}/access`, 'access', sent);
+    const node = { id: grant, ...sent };
     assert.deepEqual(await send(context.server, workspaceAccess(workspace)), {
       data: { workspace: { edges: [{ node: { access: { edges: [{ node }] } } }] } },
     });

@@ -1,6 +1,6 @@
-import { sql, type CreateTableBuilder, type Kysely, type Migration } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
 import type { Dialect } from '../dialect.js';
-import { columnTypes, withAuditColumns } from './column-types.js';
+import { columnTypes, flagColumn, withAuditColumns } from './column-types.js';
 
 /**
  * Team access per workspace and per project (Terrakube's `access` and `project_access`): a
@@ -10,15 +10,6 @@ import { columnTypes, withAuditColumns } from './column-types.js';
 export function teamAccess(dialect: Dialect): Migration {
   const { text } = columnTypes(dialect);
   const audit = withAuditColumns(dialect);
-  const flag =
-    (name: string) =>
-    <T extends string>(table: CreateTableBuilder<T>) =>
-      table.addColumn(name, 'integer', (c) =>
-        c
-          .notNull()
-          .defaultTo(0)
-          .check(sql`${sql.ref(name)} in (0, 1)`),
-      );
 
   return {
     async up(db: Kysely<unknown>) {
@@ -33,11 +24,11 @@ export function teamAccess(dialect: Dialect): Migration {
           .addColumn(parentColumn, text, (c) => c.notNull().references(`${parent}.id`).onDelete('cascade'))
           .addColumn('name', text, (c) => c.notNull())
           .addColumn('role', text)
-          .$call(flag('manage_state'))
-          .$call(flag('manage_workspace'))
-          .$call(flag('manage_job'))
-          .$call(flag('plan_job'))
-          .$call(flag('approve_job'))
+          .$call(flagColumn('manage_state', 0))
+          .$call(flagColumn('manage_workspace', 0))
+          .$call(flagColumn('manage_job', 0))
+          .$call(flagColumn('plan_job', 0))
+          .$call(flagColumn('approve_job', 0))
           .$call(audit)
           .execute();
         // Unique per parent, and how a record's grants are found for a caller's groups.

@@ -87,7 +87,8 @@ export async function parentFirst<T>(ancestors: readonly PathStep[], lookUp: () 
 export async function recordsAbove(scope: Scope, resource: ResourceDeclaration, row: Row): Promise<HeldRecord[]> {
   const { registry } = scope.engine;
   const records: HeldRecord[] = [];
-  for (let at: HeldRecord | undefined = { resource, row }; at !== undefined && at.resource !== registry.tenant;) {
+  let at: HeldRecord | undefined = resource === registry.tenant ? undefined : { resource, row };
+  while (at !== undefined) {
     records.push(at);
     const link = registry.parentLink(at.resource);
     const parent = link === undefined ? undefined : registry.target(link);

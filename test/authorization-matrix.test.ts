@@ -18,6 +18,8 @@ import {
 /**
  * Every endpoint of the interface, and those decisions.md adds, called by every kind of caller:
  * each cell asserts the exact status, and every read asserts no id of another organization leaks.
+ * Two callers belong to no team of the organization but hold a grant: on its workspace (Team
+ * Access), or on the project that workspace is in.
  */
 
 const callers = [
@@ -30,6 +32,8 @@ const callers = [
   'non-member',
   'member without the flag',
   'member with the flag',
+  'granted on the workspace',
+  'granted on its project',
   'administrator',
 ] as const;
 type CallerKind = (typeof callers)[number];
@@ -60,6 +64,8 @@ const capabilityOf: Record<string, Capability | undefined> = {
   workspace: 'manageWorkspace',
   variable: 'manageWorkspace',
   vcs: 'manageVcs',
+  access: 'manageWorkspace',
+  project_access: 'manageWorkspace',
 };
 
 /** One organization with a record of every type, and teams granting or withholding one flag. */
@@ -87,8 +93,9 @@ interface Endpoint {
 
 /** The type named by a path parameter like `{workspaceId}`. */
 const typeOfParameter = (parameter: string) => parameter.replace(/^\{|Id\}$/g, '');
-/** The type whose records a collection path segment lists: Terrakube lists workspace tags at `workspaceTag`, claims at `claims`. */
-const typeOfSegment = (segment: string) => ({ workspaceTag: 'workspacetag', claims: 'federated_claim' })[segment] ?? segment;
+/** The type whose records a collection path segment lists: Terrakube lists workspace tags at `workspaceTag`, project grants at `projectAccess`, claims at `claims`. */
+const typeOfSegment = (segment: string) =>
+  ({ workspaceTag: 'workspacetag', projectAccess: 'project_access', claims: 'federated_claim' })[segment] ?? segment;
 
 /** Records of the whole service, in no organization: actions any caller reads, federated credentials only administrators. */
 const readByEveryone = new Set(['action']);
@@ -125,8 +132,43 @@ const groupOfMethod: Partial<Record<string, EndpointGroup>> = { GET: 'read', POS
 const groupOf = (endpoint: Endpoint): EndpointGroup | undefined =>
   endpoint.relationship ? 'relationship' : groupOfMethod[endpoint.method];
 
+const workspacePaths = ['/api/v1/organization/{organizationId}/workspace/{workspaceId}', '/api/v1/workspace/{workspaceId}'];
+const projectPath = '/api/v1/organization/{organizationId}/project/{projectId}';
+
+/**
+ * What a caller with a grant gets: the organization record read-only; the granted workspace (for a
+ * project grant, the workspace in the project, and the project) and what is in it, its variables
+ * written as the grant's manageWorkspace allows; grants written by teams only; the lists of the
+ * organization, holding what it may see; and 404 for everything else, the records the workspace
+ * links among them. A workspace tag belongs to a tag of the organization, which a grant does not
+ * open: none is seen, and a new one names a tag the caller cannot see (422).
+ */
+function grantedStatus(endpoint: Endpoint, caller: CallerKind): number {
+  const write = endpoint.method !== 'GET';
+  const projectGrant = caller === 'granted on its project';
+  const within = workspacePaths.find((path) => endpoint.path.startsWith(path));
+  if (endpoint.type === 'operations') return 403;
+  const organizationRecord = ['/api/v1/organization', '/api/v1/organization/{organizationId}'].includes(endpoint.path);
+  if (organizationRecord || endpoint.path.startsWith('/api/v1/organization/{organizationId}/relationships'))
+    return write ? 403 : endpoint.success;
+  if (within !== undefined) {
+    const rest = endpoint.path.slice(within.length);
+    const linked = /^\/(vcs|ssh|agent|project)\/\{\w+\}$/.exec(rest);
+    if (linked !== null) return linked[1] === 'project' && projectGrant ? (write ? 403 : 200) : 404;
+    if (rest.startsWith('/workspaceTag')) return rest !== '/workspaceTag' ? 404 : write ? 422 : endpoint.success;
+    if (!write) return endpoint.success;
+    if (endpoint.success === 403 || endpoint.type === 'access') return 403;
+    if (endpoint.type === 'workspace') return endpoint.method === 'DELETE' ? 403 : endpoint.success;
+    return endpoint.success;
+  }
+  if (endpoint.path.startsWith(projectPath)) return projectGrant ? (write ? 403 : endpoint.success) : 404;
+  if (/^\/api\/v1\/organization\/\{organizationId\}\/\w+$/.test(endpoint.path)) return write ? 403 : endpoint.success;
+  return 404;
+}
+
 function expectedStatus(endpoint: Endpoint, caller: CallerKind): number {
   if ((refusedCallers as readonly string[]).includes(caller)) return 401;
+  if (caller === 'granted on the workspace' || caller === 'granted on its project') return grantedStatus(endpoint, caller);
   const organizationList = endpoint.path === '/api/v1/organization';
   const write = endpoint.method !== 'GET';
   if (caller === 'administrator') return endpoint.success;
@@ -210,6 +252,19 @@ describeEachStore('authorization matrix', (context) => {
       }),
       ...(await globalRecords()),
     };
+    // Grants to groups no team of the organization names.
+    const workspaceGrantee = `granted-${randomUUID()}`;
+    const projectGrantee = `granted-${randomUUID()}`;
+    ids.access = await createRecord(context.server, `/api/v1/workspace/${workspace}/access`, 'access', {
+      name: workspaceGrantee,
+      role: 'admin',
+    });
+    ids.project_access = await createRecord(
+      context.server,
+      `/api/v1/organization/${organization}/project/${records.ids.project ?? ''}/projectAccess`,
+      'project_access',
+      { name: projectGrantee, role: 'admin' },
+    );
     const memberSubject = `member-${randomUUID()}@example.com`;
     const teamToken = await context.server.post('/access-token/v1/teams', { description: 'revoked', days: 1, group: withGroup });
     assert.equal((await context.server.delete(`/access-token/v1/teams/${String(teamToken.body.id)}`)).status, 202);
@@ -231,6 +286,8 @@ describeEachStore('authorization matrix', (context) => {
         'non-member': await context.server.token({ groups: [`outsider-${randomUUID()}`] }),
         'member without the flag': await context.server.token({ groups: [withoutGroup] }),
         'member with the flag': await context.server.token({ subject: memberSubject, groups: [withGroup] }),
+        'granted on the workspace': await context.server.token({ groups: [workspaceGrantee] }),
+        'granted on its project': await context.server.token({ groups: [projectGrantee] }),
         administrator: context.server.adminToken,
       },
     };
@@ -302,6 +359,8 @@ describeEachStore('authorization matrix', (context) => {
         workspacetag: { tagId: target.ids.tag ?? '' },
         federated: { audience: 'changed' },
         federated_claim: { claimValue: 'changed' },
+        access: { role: 'read' },
+        project_access: { role: 'read' },
       };
       return { data: { type: endpoint.type, id, attributes: changed[endpoint.type] ?? { description: 'changed' } } };
     }
@@ -326,6 +385,8 @@ describeEachStore('authorization matrix', (context) => {
       action: { name: 'a', label: 'a', category: 'c', type: 'Workspace/Action', action: 'e30=', version: '1.0.0' },
       federated: { name: `f-${unique}`, issuerUrl: 'https://issuer.example' },
       federated_claim: { claimKey: 'k', claimValue: 'v' },
+      access: { name: `g-${unique}`, role: 'plan' },
+      project_access: { name: `g-${unique}`, role: 'plan' },
     };
     const relationships =
       endpoint.type === 'reference' ? { relationships: { workspace: { data: { type: 'workspace', id: target.spareWorkspace } } } } : {};
@@ -361,6 +422,8 @@ describeEachStore('authorization matrix', (context) => {
     federated: 'claims',
     // An action links nothing: a name clients use for what Stratum does not model yet reads as empty.
     action: 'job',
+    access: 'workspace',
+    project_access: 'project',
   };
   const parentOf = (type: string) => parents[type] ?? 'organization';
 
@@ -415,8 +478,9 @@ describeEachStore('authorization matrix', (context) => {
    */
   function tokenCells(target: Fixture) {
     const { organization, workspace } = target.ids;
+    // A caller with a grant alone is no member of the token's team, but sees the organization.
     const expected =
-      (allowed: number, nonMember: number, memberWithout = nonMember) =>
+      (allowed: number, nonMember: number, memberWithout = nonMember, granted = nonMember) =>
       (caller: CallerKind) =>
         (refusedCallers as readonly string[]).includes(caller)
           ? 401
@@ -424,7 +488,9 @@ describeEachStore('authorization matrix', (context) => {
             ? nonMember
             : caller === 'member without the flag'
               ? memberWithout
-              : allowed;
+              : caller === 'granted on the workspace' || caller === 'granted on its project'
+                ? granted
+                : allowed;
     const administratorOnly = (allowed: number) => (caller: CallerKind) =>
       (refusedCallers as readonly string[]).includes(caller) ? 401 : caller === 'administrator' ? allowed : 403;
     const liveTeamToken = async () =>
@@ -467,14 +533,14 @@ describeEachStore('authorization matrix', (context) => {
         name: 'GET permissions',
         operation: 'GET /access-token/v1/teams/permissions/organization/{organizationId}',
         send: (token) => context.server.get(`/access-token/v1/teams/permissions/organization/${organization}`, { token }),
-        status: expected(200, 404, 200),
+        status: expected(200, 404, 200, 200),
       },
       {
         name: 'GET workspace permissions',
         operation: 'GET /access-token/v1/teams/permissions/organization/{organizationId}/workspace/{workspaceId}',
         send: (token) =>
           context.server.get(`/access-token/v1/teams/permissions/organization/${organization}/workspace/${workspace}`, { token }),
-        status: expected(200, 404, 200),
+        status: expected(200, 404, 200, 200),
       },
       {
         name: 'POST personal token',

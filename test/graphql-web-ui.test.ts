@@ -357,16 +357,34 @@ describeEachStore("the web UI's GraphQL queries", (context) => {
     });
   });
 
-  it("7. a workspace's team access: none yet", async () => {
-    assert.deepEqual(await send(context.server, workspaceAccess(workspaces.dns ?? '')), {
+  it("7. a workspace's team access: empty, then the grant its Add Team form made", async () => {
+    const workspace = workspaces.dns ?? '';
+    assert.deepEqual(await send(context.server, workspaceAccess(workspace)), {
       data: { workspace: { edges: [{ node: { access: { edges: [] } } }] } },
+    });
+    // The body of workspaceAccessService.ts createWorkspaceAccess, which the list reads back as sent.
+    const sent = { name: 'deployers', role: 'custom', manageWorkspace: true, manageState: false, planJob: true, approveJob: false };
+    const grant = await createRecord(context.server, `/api/v1/organization/${acme}/workspace/${workspace}/access`, 'access', sent);
+    const node = { id: grant, ...sent };
+    assert.deepEqual(await send(context.server, workspaceAccess(workspace)), {
+      data: { workspace: { edges: [{ node: { access: { edges: [{ node }] } } }] } },
     });
   });
 
-  it("8. a project's team access (its Teams tab and permission check): none yet", async () => {
+  it("8. a project's team access (its Teams tab and permission check): empty, then the grant its form made", async () => {
     const project = await createRecord(context.server, `/api/v1/organization/${acme}/project`, 'project', { name: 'networking' });
     assert.deepEqual(await send(context.server, projectAccess(project)), {
       data: { project: { edges: [{ node: { projectAccess: { edges: [] } } }] } },
+    });
+    const grant = await createRecord(context.server, `/api/v1/organization/${acme}/project/${project}/projectAccess`, 'project_access', {
+      name: 'platform',
+      role: 'admin',
+    });
+    const flags = { manageWorkspace: false, manageState: false, manageJob: false, planJob: false, approveJob: false };
+    assert.deepEqual(await send(context.server, projectAccess(project)), {
+      data: {
+        project: { edges: [{ node: { projectAccess: { edges: [{ node: { id: grant, name: 'platform', role: 'admin', ...flags } }] } } }] },
+      },
     });
   });
 });

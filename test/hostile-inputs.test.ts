@@ -210,7 +210,7 @@ function operationsOf(description: any): Operation[] {
 // ---------------------------------------------------------------------------------------------
 // The fixture: two organizations with a record of every type, and the callers
 
-type CallerKind = 'administrator' | 'member with every permission' | 'member who may only read' | 'outsider';
+type CallerKind = 'administrator' | 'member with every permission' | 'member who may only read' | 'holder of a grant' | 'outsider';
 
 interface Organization {
   /** One record of every type, by type (the workspace links the VCS connection, the reference the workspace). */
@@ -233,7 +233,8 @@ interface Fixture {
 
 type Side = 'own' | 'foreign';
 
-async function organizationWithEverything(server: TestServer, groups: string[]): Promise<Organization> {
+/** An organization with a record of every type: `groups` name its teams, `grantee` a group granted its workspace and project. */
+async function organizationWithEverything(server: TestServer, groups: string[], grantee: string): Promise<Organization> {
   const organization = await createOrganization(server);
   const workspace = await createWorkspace(server, organization);
   const spareWorkspace = await createWorkspace(server, organization);
@@ -306,6 +307,13 @@ async function organizationWithEverything(server: TestServer, groups: string[]):
     claimKey: 'k',
     claimValue: 'v',
   });
+  ids.access = await createRecord(server, `/api/v1/workspace/${workspace}/access`, 'access', { name: grantee, role: 'write' });
+  ids.project_access = await createRecord(
+    server,
+    `/api/v1/organization/${organization}/project/${ids.project}/projectAccess`,
+    'project_access',
+    { name: grantee, role: 'write' },
+  );
   for (const type of ['project', 'ssh', 'agent']) {
     const linked = await server.request('PATCH', `/api/v1/workspace/${workspace}/relationships/${type}`, {
       body: { data: { type, id: ids[type] } },
@@ -318,8 +326,13 @@ async function organizationWithEverything(server: TestServer, groups: string[]):
 async function makeFixture(server: TestServer, round: number, stranger: string): Promise<Fixture> {
   const memberGroup = `hostile-${seed}-${round}-members`;
   const readerGroup = `hostile-${seed}-${round}-readers`;
-  const own = await organizationWithEverything(server, [memberGroup, readerGroup]);
-  const foreign = await organizationWithEverything(server, [`hostile-${seed}-${round}-foreign`]);
+  const granteeGroup = `hostile-${seed}-${round}-grantees`;
+  const own = await organizationWithEverything(server, [memberGroup, readerGroup], granteeGroup);
+  const foreign = await organizationWithEverything(
+    server,
+    [`hostile-${seed}-${round}-foreign`],
+    `hostile-${seed}-${round}-foreign-grantees`,
+  );
   const teamToken = await server.post('/access-token/v1/teams', { description: 'hostile', days: 1, group: memberGroup });
   const personalToken = await server.post('/pat/v1', { description: 'hostile', days: 1 });
   const revokedToken = await server.post('/access-token/v1/teams', { description: 'revoked', days: 1, group: memberGroup });
@@ -337,6 +350,7 @@ async function makeFixture(server: TestServer, round: number, stranger: string):
       administrator: server.adminToken,
       'member with every permission': await server.token({ groups: [memberGroup] }),
       'member who may only read': await server.token({ groups: [readerGroup] }),
+      'holder of a grant': await server.token({ groups: [granteeGroup] }),
       outsider: await server.token({ groups: [`hostile-${seed}-${round}-outsiders`] }),
     },
     stranger,
@@ -1576,6 +1590,7 @@ function generateCase(rng: Random, no: number, operation: Operation, types: Map<
     ['administrator', 7],
     ['member with every permission', 1.5],
     ['member who may only read', 1],
+    ['holder of a grant', 1],
     ['outsider', 0.5],
   ]);
   const unique = `${no}-${rng.hex(6)}`;

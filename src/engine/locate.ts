@@ -1,5 +1,6 @@
 import { ApiError, notFound } from '../errors.js';
 import type { ResourceDeclaration, Row, ToOne } from '../model/index.js';
+import type { HeldRecord } from '../policy/capabilities.js';
 import { isUuid } from '../store/record-id.js';
 import type { Scope } from './scope.js';
 import { findVisible } from './queries.js';
@@ -80,6 +81,22 @@ export async function parentFirst<T>(ancestors: readonly PathStep[], lookUp: () 
     if (error instanceof ApiError) await lookUp();
     throw error;
   }
+}
+
+/** A record and those it lives in, up to its tenant (not included): where grants on it may be held. */
+export async function recordsAbove(scope: Scope, resource: ResourceDeclaration, row: Row): Promise<HeldRecord[]> {
+  const { registry } = scope.engine;
+  const records: HeldRecord[] = [];
+  let at: HeldRecord | undefined = resource === registry.tenant ? undefined : { resource, row };
+  while (at !== undefined) {
+    records.push(at);
+    const link = registry.parentLink(at.resource);
+    const parent = link === undefined ? undefined : registry.target(link);
+    if (link === undefined || parent === undefined || parent === registry.tenant) break;
+    const parentRow = await scope.db.selectFrom(parent.table).selectAll().where('id', '=', String(at.row[link.column])).executeTakeFirst();
+    at = parentRow === undefined ? undefined : { resource: parent, row: parentRow };
+  }
+  return records;
 }
 
 /** The id of the tenant a record lives in, walking up its parents (no query when the parent is the tenant). */

@@ -8,6 +8,7 @@ import { defaultPageSize, type Page, type SortKey } from './options.js';
 import { listVisible, type ListResult } from './queries.js';
 import type { Precondition } from './versions.js';
 import { changeRecord, checkLinkTarget } from './write.js';
+import { authorizeOn, movesGrants } from './write-authorization.js';
 
 /** A declared relationship, or only the kind of one that clients use and Stratum does not model yet. */
 export type NamedRelationship = Relationship | { kind: 'unmodeled'; many: boolean };
@@ -108,6 +109,7 @@ export async function updateRelationship(
         at: { relationship: name, part: 'type' },
       });
     }
+    if (movesGrants(tx, resource, row, { [name]: linkage?.id ?? null })) await authorizeOn(tx, resource, row, tenantId, 'update', false);
     if (linkage !== null) await checkLinkTarget(tx, relationship.type, linkage.id, await tenantId(), at);
     await tx.db
       .updateTable(resource.table)

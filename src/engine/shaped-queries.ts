@@ -3,7 +3,7 @@ import type { Row } from '../model/index.js';
 import { listOrder } from './order.js';
 import type { QueryShape, VisibilityShape } from './query-shapes.js';
 import type { QueryBasis } from './scope.js';
-import { visibilityCondition } from './visibility.js';
+import { parentVisibilityCondition, visibilityCondition } from './visibility.js';
 
 /** Builds the query of a shape with `values` in their places: the values themselves, or the slots they go into. */
 export function buildShape(parts: QueryBasis, shape: QueryShape, values: readonly unknown[]): Compilable<Row> {
@@ -38,7 +38,7 @@ export function buildShape(parts: QueryBasis, shape: QueryShape, values: readonl
         .selectFrom(`${parent.table} as p`)
         .select(sql`1`.as('one'))
         .where(sql<SqlBool>`${sql.ref('p.id')} = ${parentId}`)
-        .where(visibilityCondition(visible.scope, parent, 'p', { pathIds: visible.pathIds }));
+        .where(parentVisibilityCondition(visible.scope, parent, 'p', { pathIds: visible.pathIds }));
       const given = db.selectNoFrom(columns.map((name, index) => sql`${values[index]}`.as(name))).where((eb) => eb.exists(parentVisible));
       return db.insertInto(resource.table).columns(columns).expression(given).returningAll();
     }

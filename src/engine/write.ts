@@ -10,14 +10,14 @@ import {
   type ToOne,
   type WriteContext,
 } from '../model/index.js';
-import { capabilitiesIn } from '../policy/capabilities.js';
-import { authorize, type WriteAction } from '../policy/rules.js';
+import type { WriteAction } from '../policy/rules.js';
 import { newRecordId } from '../store/record-id.js';
 import { inTransaction, inWrite, type Scope } from './scope.js';
 import { defaultOf } from './attribute-values.js';
 import { recordInput, type InputReader, type RecordInput } from './input.js';
 import { CreatePlan, noTenant, type TenantId } from './create-plan.js';
 import { locateRecord, tenantIdOf, type CollectionAddress, type RecordAddress } from './locate.js';
+import { authorizeOn, authorizeUpdateEffects, authorizeWrite } from './write-authorization.js';
 import type { ReadOptions } from './options.js';
 import { findVisible, insertRow } from './queries.js';
 import { withIncluded, type RecordResult } from './read.js';
@@ -45,7 +45,13 @@ export async function createRecord(
     const plan = new CreatePlan(tx, collection, generated);
     const now = new Date().toISOString();
     const columns = await plan.guard(async () => {
-      await authorizeWrite(tx, resource, 'create', plan.tenantId);
+      // Grants on the parent count (a workspace's, for its variables): the new record lives in it.
+      const place = async () => {
+        const parent = await plan.parent();
+        const step = collection.ancestors.at(-1);
+        return step === undefined || parent === undefined ? undefined : { resource: step.resource, row: parent };
+      };
+      await authorizeWrite(tx, resource, 'create', { tenantId: plan.tenantId, place });
       const { id, ...input } = recordInput(tx.engine.registry, resource, readInput(), { action: 'create' });
       const record = { id: id ?? generated, parentId: collection.ancestors.at(-1)?.id, tenantId: plan.tenantId, ...input };
       return recordColumns(tx, resource, record, now);
@@ -67,6 +73,7 @@ export async function updateRecord(
   const { resource } = address;
   await changeRecord(scope, address, 'update', precondition, async (tx, row, tenant) => {
     const input = recordInput(tx.engine.registry, resource, readInput(), { action: 'update', id: String(row.id) });
+    await authorizeUpdateEffects(tx, resource, row, tenant, input);
     const now = new Date().toISOString();
     await checkIdAttributes(tx, resource, input.attributes, { current: row, tenantId: tenant });
     const values = await prepareValues(tx, resource, { tenantId: tenant, now, values: input.attributes, current: row, id: row.id });
@@ -104,19 +111,10 @@ export async function changeRecord(
   await inTransaction(scope, address.resource, async (tx) => {
     const row = await locateRecord(tx, address, true);
     const tenantId = tenantOfRecord(tx, address.resource, row);
-    await authorizeWrite(tx, address.resource, action, tenantId);
+    await authorizeOn(tx, address.resource, row, tenantId, action);
     checkPrecondition(address.resource, row, precondition);
     await change(tx, row, tenantId);
   });
-}
-
-async function authorizeWrite(scope: Scope, resource: ResourceDeclaration, action: WriteAction, tenantId: TenantId): Promise<void> {
-  const { registry, policies } = scope.engine;
-  // A global record lies in no tenant, where a membership could grant something: its rules require no capability.
-  const capabilities = registry.isGlobal(resource)
-    ? () => Promise.resolve(new Set<string>())
-    : async () => capabilitiesIn(scope.db, registry, scope.caller, await tenantId());
-  await authorize(policies.rule(resource, action), { caller: scope.caller, capabilities }, resource.type, registry.tenant.type);
 }
 
 /** The tenant of a stored record, looked up when first asked for. */

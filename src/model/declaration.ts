@@ -40,6 +40,21 @@ export interface Membership {
   grants(record: Row): readonly string[];
 }
 
+/**
+ * Records that give the members of one directory group capabilities on a single record, beside what
+ * memberships give in a whole tenant: on the record they live under (a grant on a workspace), and on
+ * the records of other resources that link that one (`reaches`: a grant on a project covers the
+ * project's workspaces). A grant's parent, and every record it reaches, lives directly in the tenant.
+ */
+export interface Grant {
+  groupAttribute: string;
+  /** What a grant may give: capabilities a membership grants too, so that write rules name one set. */
+  capabilities: readonly string[];
+  grants(record: Row): readonly string[];
+  /** Records of `type` whose to-one relationship `through` links the grant's parent are reached as well. */
+  reaches?: readonly { type: string; through: string }[];
+}
+
 export interface ResourceDeclaration {
   /** JSON:API type, also the path segment of the resource. */
   type: string;
@@ -79,6 +94,7 @@ export interface ResourceDeclaration {
    */
   indexes?: readonly (readonly string[])[];
   membership?: Membership;
+  grant?: Grant;
   /** Derives values and checks rules that span attributes, in the write's transaction. */
   beforeWrite?: (write: PendingWrite) => Promise<void> | void;
   /** Runs in the create transaction after the record is inserted. */

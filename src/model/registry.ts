@@ -1,6 +1,6 @@
 import type { Attribute } from './attributes.js';
 import { columnOf } from './columns.js';
-import type { Membership, ResourceDeclaration } from './declaration.js';
+import type { Grant, Membership, ResourceDeclaration } from './declaration.js';
 import type { Relationship, ToOne } from './relationships.js';
 
 /**
@@ -11,6 +11,18 @@ import type { Relationship, ToOne } from './relationships.js';
 export interface ClientConventions {
   echoedReadOnly: readonly string[];
   unmodeledRelationships: Readonly<Record<string, 'toOne' | 'toMany'>>;
+}
+
+/**
+ * One way grants reach the records of a resource: the records of `grant` whose parent is the record
+ * named by the reached record's `column` (`id` when the grant lives under the reached record itself,
+ * else the column of its `through` relationship).
+ */
+export interface GrantReach {
+  grant: ResourceDeclaration;
+  rules: Grant;
+  column: string;
+  through?: string;
 }
 
 /**
@@ -26,6 +38,9 @@ export class Registry {
   readonly tenant: ResourceDeclaration;
   /** The resource whose records grant permissions inside a tenant, and how. */
   readonly membership: { resource: ResourceDeclaration; rules: Membership } | undefined;
+  /** The resources whose records grant capabilities on single records, and how. */
+  readonly grants: readonly { resource: ResourceDeclaration; rules: Grant }[];
+  private readonly reachesByType = new Map<string, GrantReach[]>();
 
   constructor(declarations: readonly ResourceDeclaration[], conventions: ClientConventions) {
     for (const declaration of declarations) {
@@ -41,7 +56,9 @@ export class Registry {
     if (members.length > 1) throw new Error('at most one resource may declare membership');
     const member = members[0];
     this.membership = member?.membership === undefined ? undefined : { resource: member, rules: member.membership };
+    this.grants = declarations.flatMap((d) => (d.grant === undefined ? [] : [{ resource: d, rules: d.grant }]));
     for (const declaration of declarations) this.check(declaration);
+    for (const grant of this.grants) this.checkGrant(grant.resource, grant.rules);
   }
 
   all(): IterableIterator<ResourceDeclaration> {
@@ -87,6 +104,16 @@ export class Registry {
     return Object.entries(resource.relationships).filter(
       (entry): entry is [string, ToOne] => entry[1].kind === 'toOne' && entry[1].onDelete === 'cascade',
     );
+  }
+
+  /** How grants reach the records of a resource; none for most. */
+  reachesOf(resource: ResourceDeclaration): readonly GrantReach[] {
+    return this.reachesByType.get(resource.type) ?? [];
+  }
+
+  /** The to-one relationships of a resource through which grants reach its records: changing one moves the record in or out of their reach. */
+  grantingLinks(resource: ResourceDeclaration): string[] {
+    return this.reachesOf(resource).flatMap((reach) => (reach.through === undefined ? [] : [reach.through]));
   }
 
   /** A read-only attribute name that clients send back and that is ignored on input. */
@@ -141,6 +168,33 @@ export class Registry {
         const target = type === undefined ? undefined : this.byType.get(type);
         if (target !== undefined && (global || this.isGlobal(target))) throw new Error(`${where}: ${name} holds ids across tenants`);
       }
+    }
+  }
+
+  /**
+   * A grant lives under a record directly in the tenant, gives capabilities a membership gives, and
+   * reaches other records only through a to-one link to its parent from a resource directly in the
+   * tenant: so that reading a record reached by a grant asks only about the record itself.
+   */
+  private checkGrant(resource: ResourceDeclaration, rules: Grant): void {
+    const where = `resource ${resource.type}`;
+    const parent = this.parentOf(resource);
+    if (parent === undefined || this.parentOf(parent) !== this.tenant)
+      throw new Error(`${where}: a grant lives under a record of the tenant`);
+    const capabilities = new Set(this.membership?.rules.capabilities ?? []);
+    for (const name of [rules.groupAttribute, ...rules.capabilities]) {
+      if (this.attribute(resource, name) === undefined) throw new Error(`${where}: the grant names no attribute ${name}`);
+    }
+    const unknown = rules.capabilities.find((capability) => !capabilities.has(capability));
+    if (unknown !== undefined) throw new Error(`${where}: the grant gives ${unknown}, which no membership grants`);
+    const reach = (type: string, entry: GrantReach) => this.reachesByType.set(type, [...(this.reachesByType.get(type) ?? []), entry]);
+    reach(parent.type, { grant: resource, rules, column: 'id' });
+    for (const { type, through } of rules.reaches ?? []) {
+      const reached = this.byType.get(type);
+      const link = reached === undefined ? undefined : this.relationship(reached, through);
+      if (reached === undefined || this.parentOf(reached) !== this.tenant || link?.kind !== 'toOne' || link.type !== parent.type)
+        throw new Error(`${where}: reaches ${type} through ${through}, which is not a link of a record of the tenant to a ${parent.type}`);
+      reach(type, { grant: resource, rules, column: link.column, through });
     }
   }
 

@@ -4,11 +4,16 @@ import { forbidden } from '../errors.js';
 import type { Registry, ResourceDeclaration } from '../model/index.js';
 import type { ReaderShape } from './tenancy.js';
 
-/** What a rule may ask about a write: who calls, and what they hold in the tenant of the record. */
+/** What a rule may ask about a write: who calls, and what they hold in the tenant of the record and on the record. */
 export interface PolicyContext {
   caller: Caller;
-  /** The capabilities the caller holds in the record's tenant, loaded when a rule first asks. */
+  /** The capabilities the caller's memberships give in the record's tenant, loaded when a rule first asks. */
   capabilities: () => Promise<ReadonlySet<string>>;
+  /**
+   * The capabilities the caller's grants give on the record, or on the record it lives in (a
+   * workspace, for its variables; the new record's parent, for a create), loaded when a rule first asks.
+   */
+  granted: () => Promise<ReadonlySet<string>>;
 }
 
 /** A small named predicate over a write, and the sentence that explains a refusal. */
@@ -61,6 +66,21 @@ export function holds(capability: string): Rule {
     requires: [capability],
     allows: async ({ caller, capabilities }) => caller.isAdministrator || (await capabilities()).has(capability),
     denial: (type, tenant) => `Changing ${type} records needs the ${capability} permission in this ${tenant}.`,
+  };
+}
+
+/**
+ * Administrators, members of a team of the record's tenant that grants `capability`, and the groups
+ * a grant on the record (or on the record it lives in) gives it to: what one workspace's team access
+ * allows there.
+ */
+export function holdsOrGranted(capability: string): Rule {
+  return {
+    name: `holds or is granted ${capability}`,
+    requires: [capability],
+    allows: async ({ caller, capabilities, granted }) =>
+      caller.isAdministrator || (await capabilities()).has(capability) || (await granted()).has(capability),
+    denial: (type) => `Changing this ${type} needs the ${capability} permission, from a team or from a grant on it.`,
   };
 }
 

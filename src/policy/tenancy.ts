@@ -1,7 +1,7 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Caller } from '../auth/caller.js';
-import { columnOf, type Registry } from '../model/index.js';
-import { rowExists } from '../store/conditions.js';
+import { columnOf, type Registry, type ResourceDeclaration } from '../model/index.js';
+import { anyOf, rowExists, type Condition } from '../store/conditions.js';
 import type { Dialect } from '../store/dialect.js';
 
 /** Who reads, as far as read authorization asks: an administrator, or the member of some groups. */
@@ -33,6 +33,63 @@ export function readableTenant(registry: Registry, caller: Reader, tenantId: Exp
  */
 export function readableGlobal(rule: { allows: (reader: ReaderShape) => boolean }, caller: Reader): Expression<SqlBool> {
   return rule.allows(readerShape(caller)) ? sql<SqlBool>`1 = 1` : sql<SqlBool>`1 = 0`;
+}
+
+/**
+ * That one of the caller's groups holds a grant reaching the row `alias` of `resource` (a
+ * workspace: a grant on it, or on its project), as a SQL predicate; undefined when no grant can
+ * (administrators need none, a caller without groups holds none, most resources are reached by none).
+ */
+export function grantedRecord(
+  registry: Registry,
+  caller: Reader,
+  resource: ResourceDeclaration,
+  alias: string,
+  dialect: Dialect,
+): Condition | undefined {
+  const reaches = registry.reachesOf(resource);
+  if (caller.isAdministrator || caller.groups.length === 0 || reaches.length === 0) return undefined;
+  return anyOf(
+    reaches.map(({ grant, rules, column }) => {
+      const grantAlias = `${alias}_${grant.table}`;
+      const parentColumn = sql.ref(`${grantAlias}.${String(registry.parentLink(grant)?.column)}`);
+      const group = sql.ref(`${grantAlias}.${columnOf(rules.groupAttribute)}`);
+      return rowExists(
+        dialect,
+        sql`select 1 from ${sql.table(grant.table)} as ${sql.id(grantAlias)} where ${parentColumn} = ${sql.ref(`${alias}.${column}`)} and ${group} in (${sql.join(caller.groups)})`,
+      );
+    }),
+  );
+}
+
+/**
+ * That one of the caller's groups holds a grant on a live record of the tenant `tenantId`: what lets
+ * a caller outside its teams read the tenant record itself (and nothing else of it but what the
+ * grants reach). Undefined when nothing can grant it.
+ */
+export function grantedInTenant(
+  registry: Registry,
+  caller: Reader,
+  tenantId: Expression<unknown>,
+  dialect: Dialect,
+): Condition | undefined {
+  if (caller.isAdministrator || caller.groups.length === 0 || registry.grants.length === 0) return undefined;
+  return anyOf(
+    registry.grants.map(({ resource, rules }) => {
+      // The registry checked that a grant's parent lives directly in the tenant.
+      const link = registry.parentLink(resource);
+      const parent = registry.parentOf(resource);
+      const tenantLink = parent === undefined ? undefined : registry.parentLink(parent);
+      if (link === undefined || parent === undefined || tenantLink === undefined) throw new Error(`grant ${resource.type} has no parent`);
+      const alive = parent.softDelete === undefined ? sql`` : sql` and ${sql.ref(`held_on.${columnOf(parent.softDelete)}`)} = 0`;
+      const held = sql`${sql.table(resource.table)} as held join ${sql.table(parent.table)} as held_on on ${sql.ref('held_on.id')} = ${sql.ref(`held.${link.column}`)}`;
+      const group = sql.ref(`held.${columnOf(rules.groupAttribute)}`);
+      return rowExists(
+        dialect,
+        sql`select 1 from ${held} where ${sql.ref(`held_on.${tenantLink.column}`)} = ${tenantId}${alive} and ${group} in (${sql.join(caller.groups)})`,
+      );
+    }),
+  );
 }
 
 /**

@@ -1,11 +1,13 @@
 import { Registry } from '../model/index.js';
 import { action } from './action.js';
+import { access } from './access.js';
 import { agent } from './agent.js';
 import { collection } from './collection.js';
 import { federated, federatedClaim } from './federated.js';
 import { globalvar } from './globalvar.js';
 import { item } from './item.js';
 import { organization } from './organization.js';
+import { projectAccess } from './project-access.js';
 import { project } from './project.js';
 import { reference } from './reference.js';
 import { schedule } from './schedule.js';
@@ -44,6 +46,8 @@ export const registry = new Registry(
     action,
     federated,
     federatedClaim,
+    access,
+    projectAccess,
   ],
   terrakubeConventions,
 );

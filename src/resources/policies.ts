@@ -1,4 +1,13 @@
-import { administrator, anyCaller, holds, onlyAdministrators, writes, type RecordRules, type TokenRules } from '../policy/rules.js';
+import {
+  administrator,
+  anyCaller,
+  holds,
+  holdsOrGranted,
+  onlyAdministrators,
+  writes,
+  type RecordRules,
+  type TokenRules,
+} from '../policy/rules.js';
 import { holdsToken } from '../policy/tokens.js';
 import type { Capability } from './team.js';
 
@@ -6,8 +15,11 @@ const needs = (capability: Capability) => writes(holds(capability));
 
 /**
  * Who may create, update and delete each record: the one table of write authorization, and of read
- * authorization for the records of the whole service (`read`). Every other read is confined to the
- * caller's organizations in its SQL (policy/tenancy.ts), and secrets are never read back.
+ * authorization for the records of the whole service (`read`). Every other read is confined in its
+ * SQL to the caller's organizations and to the workspaces and projects its groups are granted
+ * (policy/tenancy.ts), and secrets are never read back. A grant (`access`, `project_access`) counts
+ * only where a row says `holdsOrGranted`; everywhere else a capability comes from a team of the
+ * organization.
  */
 export const recordPolicies: Record<string, RecordRules> = {
   organization: writes(administrator),
@@ -22,14 +34,20 @@ export const recordPolicies: Record<string, RecordRules> = {
   collection: needs('manageCollection'),
   item: needs('manageCollection'),
   reference: needs('manageCollection'),
-  workspace: needs('manageWorkspace'),
-  variable: needs('manageWorkspace'),
+  // Terrakube lets a team granted manageWorkspace on a workspace (or its project) update it, but
+  // only teams of the organization create or delete workspaces ("team manage workspace"); a project
+  // grant creating workspaces in its project ("team project limited create workspace") is not kept.
+  // A PATCH that soft-deletes is a delete.
+  workspace: { create: holds('manageWorkspace'), update: holdsOrGranted('manageWorkspace'), delete: holds('manageWorkspace') },
+  // Variables and tags of a workspace change with it, as in Terrakube.
+  variable: writes(holdsOrGranted('manageWorkspace')),
   vcs: needs('manageVcs'),
   // As in Terrakube: projects need what workspaces need ("team manage project" checks
   // manageWorkspace), attaching a tag is a change of the workspace, and SSH keys are managed with
-  // VCS connections ("team manage ssh" checks manageVcs).
+  // VCS connections ("team manage ssh" checks manageVcs). A project grant with the admin role does
+  // not let its team change the project here.
   project: needs('manageWorkspace'),
-  workspacetag: needs('manageWorkspace'),
+  workspacetag: writes(holdsOrGranted('manageWorkspace')),
   ssh: needs('manageVcs'),
   // A schedule is a setting of its workspace (Terrakube checks the workspace's rule).
   schedule: needs('manageWorkspace'),
@@ -39,6 +57,12 @@ export const recordPolicies: Record<string, RecordRules> = {
   action: { read: anyCaller, ...writes(administrator) },
   federated: { read: onlyAdministrators, ...writes(administrator) },
   federated_claim: { read: onlyAdministrators, ...writes(administrator) },
+  // Who may grant: teams of the organization that manage workspaces, and administrators ("team
+  // manage workspace access", "team manage project access"). Terrakube also lets a grant holder
+  // with manageWorkspace (a project grant: the admin role) grant others on that workspace or
+  // project; here a grant never passes itself on.
+  access: needs('manageWorkspace'),
+  project_access: needs('manageWorkspace'),
 };
 
 /**

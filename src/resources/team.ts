@@ -1,4 +1,4 @@
-import { columnOf, defineResource, flag, isTrue, oneOf, text, toOne, type Row } from '../model/index.js';
+import { columnOf, defineResource, flag, isTrue, oneOf, text, toOne, type Attribute, type Row } from '../model/index.js';
 
 /** What a team may do inside an organization: its permission flags, as Terrakube names them. */
 export const capabilities = [
@@ -15,7 +15,7 @@ export const capabilities = [
 ] as const;
 export type Capability = (typeof capabilities)[number];
 
-/** What each team role grants, as in Terrakube; a team without a role (custom) grants its flags. */
+/** What each role grants, as in Terrakube; a record without a role (custom) grants its flags. */
 const roles: Record<string, readonly Capability[]> = {
   admin: capabilities,
   write: ['manageWorkspace', 'manageState', 'planJob', 'approveJob'],
@@ -23,11 +23,21 @@ const roles: Record<string, readonly Capability[]> = {
   read: [],
 };
 
-function grants(team: Row): Capability[] {
-  const role = typeof team.role === 'string' ? team.role : 'custom';
-  const granted = roles[role] ?? capabilities.filter((capability) => isTrue(team[columnOf(capability)]));
-  // Terrakube treats managing jobs as planning or approving them.
-  return granted.includes('planJob') || granted.includes('approveJob') ? [...new Set<Capability>([...granted, 'manageJob'])] : [...granted];
+/** The role of a team or of a team's grant: null means custom, where the flags decide. */
+export const role = (): Attribute => oneOf(['admin', 'write', 'plan', 'read', 'custom'], { default: null });
+
+/**
+ * What a record with a role and flags grants, of the capabilities in `scope` (a grant on one
+ * workspace or project has no say over templates or VCS connections, whatever its role).
+ */
+export function grantsWithin(scope: readonly Capability[]): (record: Row) => Capability[] {
+  return (record) => {
+    const named = typeof record.role === 'string' ? roles[record.role] : undefined;
+    const granted = (named ?? capabilities.filter((capability) => isTrue(record[columnOf(capability)]))).filter((c) => scope.includes(c));
+    // Terrakube treats managing jobs as planning or approving them.
+    const managesJobs = scope.includes('manageJob') && (granted.includes('planJob') || granted.includes('approveJob'));
+    return managesJobs ? [...new Set<Capability>([...granted, 'manageJob'])] : granted;
+  };
 }
 
 /**
@@ -40,13 +50,12 @@ export const team = defineResource({
   parent: 'organization',
   attributes: {
     name: text({ required: true, max: 128 }),
-    // null means custom: the flags decide.
-    role: oneOf(['admin', 'write', 'plan', 'read', 'custom'], { default: null }),
+    role: role(),
     ...Object.fromEntries(capabilities.map((capability) => [capability, flag(false)])),
   },
   relationships: {
     organization: toOne('organization', 'organization_id'),
   },
   unique: ['name'],
-  membership: { groupAttribute: 'name', capabilities, grants },
+  membership: { groupAttribute: 'name', capabilities, grants: grantsWithin(capabilities) },
 });

@@ -18,8 +18,6 @@ export const terrakubeConventions: ClientConventions = {
     module: 'toMany',
     provider: 'toMany',
     notificationConfiguration: 'toMany',
-    access: 'toMany',
-    projectAccess: 'toMany',
   },
 };
 
@@ -29,21 +27,9 @@ export const terrakubeConventions: ClientConventions = {
  */
 export const permissionScopes: readonly string[] = ['workspace'];
 
-/** What the UI reads of a team's grant on a workspace or a project (Terrakube's access records). */
-const teamAccessFields: UnmodeledRecord['fields'] = {
-  name: 'string',
-  role: 'string',
-  manageState: 'boolean',
-  manageWorkspace: 'boolean',
-  manageJob: 'boolean',
-  planJob: 'boolean',
-  approveJob: 'boolean',
-};
-
 /**
  * The records of unmodeled relationships that Terrakube's web UI reads through GraphQL (its
- * notification, workspace access and project access pages), with the fields it asks for: served as
- * empty lists until Stratum models them.
+ * notification pages), with the fields it asks for: served as empty lists until Stratum models them.
  */
 export const unmodeledRecords: Readonly<Record<string, UnmodeledRecord>> = {
   notificationConfiguration: {
@@ -57,14 +43,5 @@ export const unmodeledRecords: Readonly<Record<string, UnmodeledRecord>> = {
       messageStyle: 'string',
       workspace: { linksTo: 'workspace' },
     },
-  },
-  access: {
-    on: ['workspace'],
-    fields: teamAccessFields,
-  },
-  // A project's Teams tab and its permission check (Terrakube's project_access records).
-  projectAccess: {
-    on: ['project'],
-    fields: teamAccessFields,
   },
 };

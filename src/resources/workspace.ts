@@ -46,6 +46,8 @@ export const workspace = defineResource({
     reference: toMany('reference', 'workspace_id'),
     workspaceTag: toMany('workspacetag', 'workspace_id'),
     schedule: toMany('schedule', 'workspace_id'),
+    // The teams granted access to this workspace alone (Terrakube's Team Access).
+    access: toMany('access', 'workspace_id'),
   },
   softDelete: 'deleted',
   unique: ['name'],

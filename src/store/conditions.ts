@@ -11,6 +11,11 @@ export function allOf(conditions: readonly Condition[]): Condition {
   return conditions.length === 0 ? always : sql<SqlBool>`(${sql.join(conditions, sql` and `)})`;
 }
 
+/** One of the conditions holds (false when there are none). */
+export function anyOf(conditions: readonly Condition[]): Condition {
+  return conditions.length === 0 ? sql<SqlBool>`1 = 0` : sql<SqlBool>`(${sql.join(conditions, sql` or `)})`;
+}
+
 /**
  * That `lookup` (a `select 1 from … where …`) finds a row. SQLite runs an EXISTS in a WHERE clause
  * as a join, which for the lookup by id behind every visibility check cost three and a half times

@@ -8,6 +8,7 @@ import { tokenLineage } from './migrations/0004-token-lineage.js';
 import { terrakubeUiRecords } from './migrations/0005-terrakube-ui-records.js';
 import { listIndexes } from './migrations/0006-list-indexes.js';
 import { tokenAudit } from './migrations/0007-token-audit.js';
+import { teamAccess } from './migrations/0008-team-access.js';
 import { schedulesActionsFederated } from './migrations/0009-schedules-actions-federated.js';
 
 /** The one migration history of both stores, in order; a migration, once released, never changes. */
@@ -19,6 +20,7 @@ const history: readonly (readonly [name: string, build: (dialect: Dialect) => Mi
   ['0005-terrakube-ui-records', terrakubeUiRecords],
   ['0006-list-indexes', () => listIndexes()],
   ['0007-token-audit', tokenAudit],
+  ['0008-team-access', teamAccess],
   ['0009-schedules-actions-federated', schedulesActionsFederated],
 ];
 

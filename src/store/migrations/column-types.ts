@@ -14,6 +14,17 @@ export function columnTypes(dialect: Dialect): { text: Expression<unknown> | 'te
   return { text, timestamp: text };
 }
 
+/** A boolean column: 0 or 1, never null, `fallback` by default. */
+export function flagColumn(name: string, fallback: 0 | 1) {
+  return <T extends string>(table: CreateTableBuilder<T>): CreateTableBuilder<T> =>
+    table.addColumn(name, 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(fallback)
+        .check(sql`${sql.ref(name)} in (0, 1)`),
+    );
+}
+
 /** The audit columns every record carries: who created and last changed it, and when. */
 export function withAuditColumns<T extends string>(dialect: Dialect) {
   const { text, timestamp } = columnTypes(dialect);
@@ -23,15 +34,4 @@ export function withAuditColumns<T extends string>(dialect: Dialect) {
       .addColumn('created_date', timestamp, (c) => c.notNull())
       .addColumn('updated_by', text, (c) => c.notNull())
       .addColumn('updated_date', timestamp, (c) => c.notNull());
-}
-
-/** A boolean as a 0/1 integer column that holds nothing else, with its default. */
-export function flagColumn(name: string, fallback: 0 | 1) {
-  return <T extends string>(table: CreateTableBuilder<T>): CreateTableBuilder<T> =>
-    table.addColumn(name, 'integer', (c) =>
-      c
-        .notNull()
-        .defaultTo(fallback)
-        .check(sql`${sql.ref(name)} in (0, 1)`),
-    );
 }

@@ -168,16 +168,17 @@ function grantedStatus(endpoint: Endpoint, caller: CallerKind): number {
 
 function expectedStatus(endpoint: Endpoint, caller: CallerKind): number {
   if ((refusedCallers as readonly string[]).includes(caller)) return 401;
-  if (caller === 'granted on the workspace' || caller === 'granted on its project') return grantedStatus(endpoint, caller);
   const organizationList = endpoint.path === '/api/v1/organization';
   const write = endpoint.method !== 'GET';
   if (caller === 'administrator') return endpoint.success;
+  // Records of no organization: neither a membership nor a grant counts.
   if (readByAdministrators.has(endpoint.type)) {
     // Only their list and the create beside it answer without a record to find: empty, and refused.
     if (endpoint.path === '/api/v1/federated') return write ? 403 : 200;
     return 404;
   }
   if (readByEveryone.has(endpoint.type)) return write ? 403 : endpoint.success;
+  if (caller === 'granted on the workspace' || caller === 'granted on its project') return grantedStatus(endpoint, caller);
   if (organizationList) return write ? 403 : 200;
   if (caller === 'non-member') return 404;
   if (!write) return endpoint.success;

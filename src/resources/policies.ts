@@ -50,7 +50,7 @@ export const recordPolicies: Record<string, RecordRules> = {
   workspacetag: writes(holdsOrGranted('manageWorkspace')),
   ssh: needs('manageVcs'),
   // A schedule is a setting of its workspace (Terrakube checks the workspace's rule).
-  schedule: needs('manageWorkspace'),
+  schedule: writes(holdsOrGranted('manageWorkspace')),
   // Records of the whole service, in no organization, as in Terrakube: the web UI runs the code of
   // actions on every workspace page, for any caller; federated credentials are read ("user is a
   // superuser") and written by administrators alone.

@@ -155,6 +155,37 @@ describeEachStore('organizations', (context) => {
     assert.equal((await context.server.get(`/api/v1/organization/${id}`)).body.data.attributes.description, 'v2');
   });
 
+  it('a read with include is revalidated against what it includes: a new, changed or deleted included record is not a 304', async () => {
+    // Terrakube's workspace page re-reads the workspace with include=...,schedule after adding a
+    // schedule; the browser revalidates with If-None-Match, and a 304 would keep the old list.
+    const id = await createOrganization(context.server);
+    const url = `/api/v1/organization/${id}?include=template`;
+    const tagOf = async () => {
+      const response = await context.server.get(url);
+      assert.equal(response.status, 200);
+      return String(response.headers.get('etag'));
+    };
+    const first = await tagOf();
+    assert.equal((await context.server.get(url, { headers: { 'if-none-match': first } })).status, 304);
+    const templates = `/api/v1/organization/${id}/template`;
+    const added = await context.server.post(templates, resourceDocument('template', { name: 'extra', tcl: 'Zmxvdzog' }));
+    assert.equal(added.status, 201);
+    const afterAdd = await context.server.get(url, { headers: { 'if-none-match': first } });
+    assert.equal(afterAdd.status, 200);
+    assert.equal(afterAdd.body.included.length, 4);
+    const second = String(afterAdd.headers.get('etag'));
+    const template = String(added.body.data.id);
+    const changed = await context.server.patch(`${templates}/${template}`, resourceDocument('template', { description: 'changed' }));
+    assert.equal(changed.status, 204);
+    assert.equal((await context.server.get(url, { headers: { 'if-none-match': second } })).status, 200);
+    const third = await tagOf();
+    assert.equal((await context.server.delete(`${templates}/${template}`)).status, 204);
+    assert.equal((await context.server.get(url, { headers: { 'if-none-match': third } })).status, 200);
+    // The record alone keeps its own tag: its document holds nothing else.
+    const plain = String((await context.server.get(`/api/v1/organization/${id}`)).headers.get('etag'));
+    assert.equal((await context.server.get(`/api/v1/organization/${id}`, { headers: { 'if-none-match': plain } })).status, 304);
+  });
+
   it('include=template lists the templates with linkage in relationships', async () => {
     const id = await createOrganization(context.server);
     const response = await context.server.get(`/api/v1/organization/${id}?include=template`);

@@ -24,7 +24,7 @@ import {
 } from './relationships.js';
 import type { Scope } from './scope.js';
 import { issueToken, listEveryToken, listTokens, revokeAnyToken, revokeToken, type IssuedToken } from './tokens.js';
-import { entityTag, tagMatches, type Precondition } from './versions.js';
+import { documentTag, entityTag, tagMatches, type Precondition } from './versions.js';
 import { createRecord, deleteRecord, updateRecord } from './write.js';
 
 /** A record as a read finds it: its entity tag, and the record unless the client's copy (If-None-Match) is current. */
@@ -55,6 +55,12 @@ export class Session {
   /** One record, with what it includes; without it when `ifNoneMatch` names its current tag. */
   async read(address: RecordAddress, options: ReadOptions, ifNoneMatch?: string): Promise<RecordRead> {
     const row = await locateRecord(this.scope, address);
+    if (Object.keys(options.include).length > 0) {
+      // The document holds the included records too: its tag is known only once they are read.
+      const result = await withIncluded(this.scope, address.resource, row, options);
+      const etag = documentTag(address.resource, row, result.included);
+      return { etag, result: ifNoneMatch !== undefined && tagMatches(ifNoneMatch, etag) ? undefined : result };
+    }
     const etag = entityTag(address.resource, row);
     if (ifNoneMatch !== undefined && tagMatches(ifNoneMatch, etag)) return { etag, result: undefined };
     return { etag, result: await withIncluded(this.scope, address.resource, row, options) };

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { ApiError } from '../errors.js';
 import { publicAttributes, type ResourceDeclaration, type Row } from '../model/index.js';
+import type { IncludeResult } from './include.js';
 
 /**
  * A strong validator of a record's public representation (its attributes as readers see them and
@@ -13,6 +14,18 @@ export function entityTag(resource: ResourceDeclaration, row: Row): string {
   }
   const representation = JSON.stringify([resource.type, row.id, publicAttributes(resource, row), links]);
   return `"${sha256(representation).slice(0, 27)}"`;
+}
+
+/**
+ * The validator of a record read with `include`: the document holds other records too (and the
+ * linkage of the to-many relationships it includes), so its tag changes when any of them does.
+ * Without this, a browser revalidating a workspace page (If-None-Match) would be told 304 and keep
+ * showing a schedule list from before one was added.
+ */
+export function documentTag(resource: ResourceDeclaration, row: Row, included: IncludeResult): string {
+  const records = [...included.included.values()].map((record) => entityTag(record.resource, record.row)).sort();
+  const linkage = [...included.toMany].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `"${sha256(JSON.stringify([entityTag(resource, row), records, linkage])).slice(0, 27)}"`;
 }
 
 /**

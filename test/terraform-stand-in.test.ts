@@ -399,3 +399,133 @@ resource "null_resource" "slow" {
 });
 
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+describe(`variables from every source, and a backend block from an override file (${binary === standIn ? 'stand-in' : binary})`, () => {
+  const workspace = new Workspace('variables', {
+    'main.tf': `variable "word" {}
+
+variable "size" {
+  type = number
+}
+
+variable "labels" {
+  type = map(string)
+}
+
+resource "null_resource" "only" {
+  triggers = {
+    word = var.word
+    size = var.size
+  }
+}
+
+output "word" {
+  value = "\${var.word}!"
+}
+
+output "size" {
+  value = var.size
+}
+
+output "labels" {
+  value = var.labels
+}
+`,
+    'backend_override.tf': 'terraform {\n  backend "http" {}\n}\n',
+    'terraform.tfvars': 'labels = {\n  tier = "web"\n}\nword = "from-tfvars"\n',
+    'sizes.auto.tfvars.json': '{ "size": 3 }\n',
+  });
+
+  before(() => workspace.start());
+  after(() => workspace.recorder.stop());
+
+  it('initializes with the backend block of an override file', generous, async () => {
+    const run = await workspace.run(['init', '-input=false', '-no-color']);
+    assert.equal(run.code, 0, run.stderr);
+  });
+
+  it('refuses a -var for a variable the configuration does not declare, releasing the lock', generous, async () => {
+    const since = workspace.recorder.requests.length;
+    const run = await workspace.run(['plan', '-input=false', '-no-color', '-var', 'colour=red']);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /undeclared variable/);
+    assert.equal(workspace.recorder.lock, undefined);
+    assert.equal(workspace.recorder.methodsSince(since).includes('POST'), false);
+  });
+
+  it('refuses a value that is not of the declared type', generous, async () => {
+    const run = await workspace.run(['plan', '-input=false', '-no-color', '-var', 'size=large']);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /Invalid value for input variable/);
+    assert.equal(workspace.recorder.lock, undefined);
+  });
+
+  it('reads tfvars files, TF_VAR_* and -var, the command line winning', generous, async () => {
+    const run = await workspace.run(['apply', '-input=false', '-no-color', '-auto-approve', '-var', 'word=from-flag'], {
+      TF_VAR_word: 'from-env',
+      TF_VAR_size: '7',
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const state = workspace.storedState();
+    assert.deepEqual(state.outputs.word, { value: 'from-flag!', type: 'string' });
+    assert.deepEqual(state.outputs.size, { value: 3, type: 'number' }, 'an auto.tfvars file wins over TF_VAR_*');
+    assert.deepEqual(state.outputs.labels, { value: { tier: 'web' }, type: ['map', 'string'] });
+    assert.deepEqual(state.resources[0].instances[0].attributes.triggers, { word: 'from-flag', size: '3' });
+  });
+
+  it('reads the state without locking it when told -lock=false', generous, async () => {
+    const since = workspace.recorder.requests.length;
+    const run = await workspace.run(['plan', '-input=false', '-no-color', '-lock=false', '-detailed-exitcode', '-var', 'word=from-flag']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(workspace.recorder.methodsSince(since), ['GET']);
+  });
+
+  it('plans a destroy that a saved plan then carries out', generous, async () => {
+    const planned = await workspace.run([
+      'plan',
+      '-input=false',
+      '-no-color',
+      '-destroy',
+      '-detailed-exitcode',
+      '-out=destroy.bin',
+      '-var',
+      'word=from-flag',
+    ]);
+    assert.equal(planned.code, 2, planned.stderr);
+    assert.match(planned.stdout, /Plan: 0 to add, 0 to change, 1 to destroy\./);
+    const shown = JSON.parse((await workspace.run(['show', '-json', 'destroy.bin'])).stdout);
+    assert.deepEqual(shown.resource_changes[0].change.actions, ['delete']);
+    assert.equal(shown.resource_changes[0].change.after, null);
+    const applied = await workspace.run(['apply', '-input=false', '-no-color', 'destroy.bin']);
+    assert.equal(applied.code, 0, applied.stderr);
+    assert.match(applied.stdout, /Apply complete! Resources: 0 added, 0 changed, 1 destroyed\./);
+    assert.deepEqual(workspace.storedState().resources, []);
+  });
+});
+
+describe('what the stand-in does not model fails naming it', { skip: binary !== standIn && 'a real binary models everything' }, () => {
+  const cases: [string, string, RegExp][] = [
+    ['a local value', 'locals {\n  a = 1\n}\n', /"locals" blocks/],
+    ['another resource type', 'resource "random_id" "r" {\n  byte_length = 4\n}\n', /resource type "random_id"/],
+    ['count', 'resource "null_resource" "n" {\n  count = 2\n}\n', /"count" in resource "null_resource" "n"/],
+    ['a function call', 'output "o" {\n  value = upper("a")\n}\n', /the expression upper\("a"\)/],
+  ];
+  for (const [name, text, message] of cases) {
+    it(`refuses ${name} with exit code 1 before touching the state`, generous, async () => {
+      const workspace = new Workspace(`refused-${name.replace(/\W+/g, '-')}`, {
+        'main.tf': `terraform {\n  backend "http" {}\n}\n\n${text}`,
+      });
+      await workspace.start();
+      try {
+        const init = await workspace.run(['init', '-input=false', '-no-color']);
+        const run = init.code === 0 ? await workspace.run(['plan', '-input=false', '-no-color']) : init;
+        assert.equal(run.code, 1);
+        assert.match(run.stderr, /does not model/);
+        assert.match(run.stderr, message);
+        assert.equal(workspace.recorder.lock, undefined);
+      } finally {
+        await workspace.recorder.stop();
+      }
+    });
+  }
+});

@@ -24,6 +24,11 @@ export interface ApplyContext {
   interrupt: AbortSignal;
   /** Aborted on the second interrupt. */
   cancel: AbortSignal;
+  /**
+   * `terraform destroy` removes the outputs; a saved `plan -destroy` applied later leaves them as
+   * they were (measured with Terraform 0.13).
+   */
+  destroyCommand: boolean;
   print: (line: string) => void;
 }
 
@@ -76,7 +81,8 @@ export async function applyPlan(plan: Plan, prior: StateV4 | undefined, context:
   if (context.cancel.aborted) failures.push(new Diagnostic('operation canceled', 'A second interrupt cancelled the apply.'));
   else if (context.interrupt.aborted && failures.length === 0)
     failures.push(new Diagnostic('Execution halted', 'The apply was interrupted; the state records what finished.'));
-  const outputs = plan.destroy || context.cancel.aborted ? {} : evaluateOutputs(plan, instances);
+  const outputs =
+    context.cancel.aborted || context.destroyCommand ? {} : plan.destroy ? (prior?.outputs ?? {}) : evaluateOutputs(plan, instances);
   return { instances: sortedByAddress(instances), outputs, added, destroyed, failures };
 }
 

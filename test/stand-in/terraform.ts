@@ -63,7 +63,9 @@ function parseFlags(args: string[], booleans: string[], values: string[]): Flags
     const inline = equals < 0 ? undefined : body.slice(equals + 1);
     if (booleans.includes(name)) {
       if (inline === undefined || inline === 'true') flags.booleans.add(name);
-      else if (inline !== 'false') throw new Diagnostic('Invalid flag', `invalid boolean value "${inline}" for -${name}`);
+      // Some flags are on unless turned off (-lock, -refresh, -input): remember that they were.
+      else if (inline === 'false') flags.booleans.add(`no-${name}`);
+      else throw new Diagnostic('Invalid flag', `invalid boolean value "${inline}" for -${name}`);
       continue;
     }
     if (!values.includes(name)) throw new Refusal(`the option -${name}`);
@@ -117,8 +119,9 @@ async function withState<T>(
   state: HttpState,
   operation: 'OperationTypePlan' | 'OperationTypeApply',
   work: (current: StateV4 | undefined) => Promise<T>,
+  lock: boolean,
 ): Promise<T> {
-  await state.lock(operation);
+  if (lock) await state.lock(operation);
   let result: T;
   try {
     const current = await state.get();
@@ -156,15 +159,20 @@ async function planHere(
   if (configuration.backend === undefined) throw new Refusal('local state (a configuration without a backend "http" block)');
   const state = new HttpState(backendSettings(block, process.env));
   let code = 0;
-  const made = await withState(state, operation, async (current) => {
-    const variables = await readVariables(configuration.variables, { env: process.env, directory, arguments: flags.variables });
-    const made = makePlan(configuration, variables, current, {
-      destroy: flags.booleans.has('destroy'),
-      targets: flags.values.get('target') ?? [],
-    });
-    if (then !== undefined) code = await then(made, current, state);
-    return made;
-  });
+  const made = await withState(
+    state,
+    operation,
+    async (current) => {
+      const variables = await readVariables(configuration.variables, { env: process.env, directory, arguments: flags.variables });
+      const made = makePlan(configuration, variables, current, {
+        destroy: flags.booleans.has('destroy'),
+        targets: flags.values.get('target') ?? [],
+      });
+      if (then !== undefined) code = await then(made, current, state);
+      return made;
+    },
+    !flags.booleans.has('no-lock'),
+  );
   return { state, made, code };
 }
 
@@ -187,23 +195,28 @@ async function apply(args: string[], destroy: boolean): Promise<number> {
       );
     const saved = readPlanFile(path.resolve(directory, file));
     const state = new HttpState(backendSettings(saved.backend, process.env));
-    return withState(state, 'OperationTypeApply', async (current) => {
-      refuseStalePlan(saved, current);
-      return applyAndSave(saved, current, state);
-    });
+    return withState(
+      state,
+      'OperationTypeApply',
+      async (current) => {
+        refuseStalePlan(saved, current);
+        return applyAndSave(saved, current, state, false);
+      },
+      !flags.booleans.has('no-lock'),
+    );
   }
   if (!flags.booleans.has('auto-approve'))
     throw new Refusal(`${destroy ? 'destroy' : 'apply'} without -auto-approve or a plan file (it would ask for approval)`);
   const { code } = await planHere(flags, 'OperationTypeApply', async (made, current, state) => {
     for (const line of planLines(made, undefined)) print(line);
     print('');
-    return applyAndSave(made, current, state);
+    return applyAndSave(made, current, state, destroy);
   });
   return code;
 }
 
-async function applyAndSave(plan: Plan, current: StateV4 | undefined, state: HttpState): Promise<number> {
-  const result = await applyPlan(plan, current, { directory, interrupt: interrupt.signal, cancel: cancel.signal, print });
+async function applyAndSave(plan: Plan, current: StateV4 | undefined, state: HttpState, destroyCommand: boolean): Promise<number> {
+  const result = await applyPlan(plan, current, { directory, interrupt: interrupt.signal, cancel: cancel.signal, destroyCommand, print });
   const snapshot = nextState(current, result.instances, result.outputs);
   if (needsUpload(current, snapshot)) {
     // With no snapshot read before, Terraform looks once more for one it ought to update.
@@ -215,7 +228,7 @@ async function applyAndSave(plan: Plan, current: StateV4 | undefined, state: Htt
   }
   for (const failure of result.failures) report(failure);
   if (result.failures.length > 0) return 1;
-  for (const line of applySummary(plan, result.added, result.destroyed, snapshot)) print(line);
+  for (const line of applySummary(destroyCommand, result.added, result.destroyed, snapshot)) print(line);
   return 0;
 }
 
@@ -246,6 +259,8 @@ async function show(args: string[]): Promise<number> {
     return 0;
   }
   const saved = readPlanFile(path.resolve(directory, file));
+  // Terraform reads the stored state before it shows a saved plan, though the plan holds its own.
+  await readState();
   print(JSON.stringify(planJson(saved)));
   return 0;
 }

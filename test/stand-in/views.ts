@@ -71,10 +71,10 @@ export function planLines(plan: Plan, saved: string | undefined): string[] {
   return lines;
 }
 
-export function applySummary(plan: Plan, added: number, destroyed: number, state: StateV4): string[] {
+export function applySummary(destroyCommand: boolean, added: number, destroyed: number, state: StateV4): string[] {
   const lines = [
     '',
-    plan.destroy
+    destroyCommand
       ? `Destroy complete! Resources: ${destroyed} destroyed.`
       : `Apply complete! Resources: ${added} added, 0 changed, ${destroyed} destroyed.`,
   ];

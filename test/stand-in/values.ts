@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseHcl } from './hcl.ts';
-import { ConfigurationError, unwrapExpression, type VariableBlock } from './configuration.ts';
+import { ConfigurationError, type VariableBlock } from './configuration.ts';
 import { Refusal } from './refusal.ts';
 
 /** A type as the state file writes it: `"string"`, `["map","string"]`, `["object",{...}]`... */
@@ -206,7 +206,7 @@ function evaluateString(text: string, scope: Scope): Typed | typeof unknown {
     if (typeof part.value === 'string' || typeof part.value === 'number' || typeof part.value === 'boolean') return String(part.value);
     throw new Diagnostic(
       'Invalid template interpolation value',
-      `Cannot include the given value in a string template: ${unwrapExpression(`\${${inner}}`)} is not a string.`,
+      `Cannot include the given value in a string template: ${inner.trim()} is not a string.`,
     );
   });
   if (value.includes('${')) throw new Refusal(`the template "${text}"`);

@@ -54,8 +54,9 @@ export const webhookEvent = defineResource({
     branch: text({ required: true, max: maxPatternsLength }),
     path: text({ required: true, max: maxPatternsLength }),
     pathType: oneOf(['PATTERN', 'REGEX'], { default: 'REGEX' }),
-    // The template that runs: an id of the organization's templates, as the web UI sends it.
-    templateId: text({ required: true, max: 128, idOf: 'template' }),
+    // The template that runs: an id of the organization's templates, as the web UI sends it (which
+    // requires one; Terrakube stores an event without).
+    templateId: text({ max: 128, idOf: 'template' }),
     // The web UI sends what was typed in its priority box, as text.
     priority: integer(0, 0, 1000, { digitsAsText: true }),
     // Post the plan on the pull request; allow an apply by a comment on it (which needs the former).

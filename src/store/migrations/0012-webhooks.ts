@@ -33,7 +33,7 @@ export function webhooks(dialect: Dialect): Migration {
         .addColumn('branch', text, (c) => c.notNull())
         .addColumn('path', text, (c) => c.notNull())
         .addColumn('path_type', text, (c) => c.notNull())
-        .addColumn('template_id', text, (c) => c.notNull())
+        .addColumn('template_id', text)
         .addColumn('priority', 'integer', (c) => c.notNull().defaultTo(0))
         .$call(flagColumn('pr_workflow_enabled', 0))
         .$call(flagColumn('pr_apply_enabled', 0))

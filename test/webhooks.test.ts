@@ -208,6 +208,13 @@ describeEachStore('workspace webhooks', (context) => {
     assert.deepEqual(linkage.body.data, { type: 'webhook', id: webhookId });
     const empty = await createWorkspace(context.server, organization);
     assert.equal((await context.server.get(`${workspacePath(empty)}/relationships/webhook`)).body.data, null);
+    // The link is the webhook's to make: the workspace's side of it is read-only.
+    assertError(await context.server.patch(`${workspacePath(workspace)}/relationships/webhook`, { data: null }), 403);
+    // A webhook names the workspace it has (a no-op), and never moves to another.
+    const parentLink = `${webhookPath(workspace, webhookId)}/relationships/workspace`;
+    assert.equal((await context.server.patch(parentLink, { data: { type: 'workspace', id: workspace } })).status, 204);
+    assertError(await context.server.patch(parentLink, { data: { type: 'workspace', id: empty } }), 403);
+    assertError(await context.server.patch(parentLink, { data: null }), 403);
 
     const answer = await data(
       context.server,

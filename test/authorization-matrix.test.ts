@@ -51,6 +51,8 @@ const capabilityOf: Record<string, Capability | undefined> = {
   workspacetag: 'manageWorkspace',
   ssh: 'manageVcs',
   schedule: 'manageWorkspace',
+  webhook: 'manageWorkspace',
+  webhook_event: 'manageWorkspace',
   // Records of the whole service: administrators write them.
   action: undefined,
   federated: undefined,
@@ -93,9 +95,10 @@ interface Endpoint {
 
 /** The type named by a path parameter like `{workspaceId}`. */
 const typeOfParameter = (parameter: string) => parameter.replace(/^\{|Id\}$/g, '');
-/** The type whose records a collection path segment lists: Terrakube lists workspace tags at `workspaceTag`, project grants at `projectAccess`, claims at `claims`. */
+/** The type whose records a collection path segment lists: Terrakube lists workspace tags at `workspaceTag`, project grants at `projectAccess`, claims at `claims`, webhook events at `events`. */
 const typeOfSegment = (segment: string) =>
-  ({ workspaceTag: 'workspacetag', projectAccess: 'project_access', claims: 'federated_claim' })[segment] ?? segment;
+  ({ workspaceTag: 'workspacetag', projectAccess: 'project_access', claims: 'federated_claim', events: 'webhook_event' })[segment] ??
+  segment;
 
 /** Records of the whole service, in no organization: actions any caller reads, federated credentials only administrators. */
 const readByEveryone = new Set(['action']);
@@ -253,6 +256,15 @@ describeEachStore('authorization matrix', (context) => {
       }),
       ...(await globalRecords()),
     };
+    // A workspace's webhook, and an event of it: ids their client chooses.
+    ids.webhook = await createRecord(context.server, `/api/v1/workspace/${workspace}/webhook`, 'webhook', {}, { id: randomUUID() });
+    ids.webhook_event = await createRecord(
+      context.server,
+      `/api/v1/workspace/${workspace}/webhook/${ids.webhook}/events`,
+      'webhook_event',
+      { event: 'PUSH', branch: 'main', path: 'modules/.*' },
+      { id: randomUUID() },
+    );
     // Grants to groups no team of the organization names.
     const workspaceGrantee = `granted-${randomUUID()}`;
     const projectGrantee = `granted-${randomUUID()}`;
@@ -362,6 +374,8 @@ describeEachStore('authorization matrix', (context) => {
         federated_claim: { claimValue: 'changed' },
         access: { role: 'read' },
         project_access: { role: 'read' },
+        webhook: { migratedV2: true },
+        webhook_event: { branch: 'develop' },
       };
       return { data: { type: endpoint.type, id, attributes: changed[endpoint.type] ?? { description: 'changed' } } };
     }
@@ -388,11 +402,18 @@ describeEachStore('authorization matrix', (context) => {
       federated_claim: { claimKey: 'k', claimValue: 'v' },
       access: { name: `g-${unique}`, role: 'plan' },
       project_access: { name: `g-${unique}`, role: 'plan' },
+      webhook: { migratedV2: false },
+      webhook_event: { event: 'PUSH', branch: 'main', path: 'modules/.*' },
     };
     const relationships =
       endpoint.type === 'reference' ? { relationships: { workspace: { data: { type: 'workspace', id: target.spareWorkspace } } } } : {};
     // Actions are named by their authors.
-    const named = endpoint.type === 'action' ? { id: `action-${unique}` } : {};
+    const named =
+      endpoint.type === 'action'
+        ? { id: `action-${unique}` }
+        : endpoint.type === 'webhook' || endpoint.type === 'webhook_event'
+          ? { id: unique }
+          : {};
     return { data: { type: endpoint.type, ...named, attributes: created[endpoint.type], ...relationships } };
   }
 
@@ -425,10 +446,12 @@ describeEachStore('authorization matrix', (context) => {
     action: 'job',
     access: 'workspace',
     project_access: 'project',
+    webhook: 'workspace',
+    webhook_event: 'webhook',
   };
   const parentOf = (type: string) => parents[type] ?? 'organization';
 
-  function call(endpoint: Endpoint, target: Fixture, caller: CallerKind): Promise<Response> {
+  async function call(endpoint: Endpoint, target: Fixture, caller: CallerKind): Promise<Response> {
     if (endpoint.type === 'operations') {
       const add = {
         op: 'add',
@@ -443,6 +466,9 @@ describeEachStore('authorization matrix', (context) => {
       });
     }
     const body = endpoint.method === 'POST' || endpoint.method === 'PATCH' ? bodyFor(endpoint, target) : undefined;
+    // A workspace holds one webhook at most: the fixture's goes before a new one is created.
+    if (endpoint.type === 'webhook' && endpoint.method === 'POST' && !endpoint.relationship)
+      await context.server.delete(`/api/v1/workspace/${target.ids.workspace ?? ''}/webhook/${target.ids.webhook ?? ''}`);
     return context.server.request(endpoint.method, pathFor(endpoint, target), {
       token: target.tokens[caller],
       ...(body === undefined ? {} : { body }),

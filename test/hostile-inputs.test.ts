@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { before, it } from 'node:test';
 import { TokenSigner } from '../src/auth/tokens.ts';
@@ -289,6 +289,15 @@ async function organizationWithEverything(server: TestServer, groups: string[], 
   ids.agent = await under('agent', { name: 'pool', url: 'http://agent.example' });
   ids.workspacetag = await createRecord(server, `/api/v1/workspace/${workspace}/workspaceTag`, 'workspacetag', { tagId: ids.tag });
   ids.schedule = await createRecord(server, `/api/v1/workspace/${workspace}/schedule`, 'schedule', { cron: '0 0 12 * * ?' });
+  // A webhook and its event, named by their client as the web UI names them.
+  ids.webhook = await createRecord(server, `/api/v1/workspace/${workspace}/webhook`, 'webhook', {}, { id: randomUUID() });
+  ids.webhook_event = await createRecord(
+    server,
+    `/api/v1/workspace/${workspace}/webhook/${ids.webhook}/events`,
+    'webhook_event',
+    { event: 'PUSH', branch: 'main', path: 'modules/.*' },
+    { id: randomUUID() },
+  );
   // Records of no organization, one set beside each organization's records.
   ids.action = `hostile.${randomBytes(8).toString('hex')}`;
   const action = await server.post('/api/v1/action', {

@@ -112,7 +112,15 @@ function expectedShape(resource: ResourceDeclaration) {
   return {
     // An attribute that holds a link's id shares the link's column.
     columns: [...new Set(['id', ...Object.keys(resource.attributes).map(columnOf), ...toOne.map((r) => r.column)])].sort(),
-    unique: new Set((resource.unique ?? []).map((name) => describeUnique([...scope, columnOf(name)], predicate))),
+    unique: new Set([
+      ...(resource.unique ?? []).map((name) => describeUnique([...scope, columnOf(name)], predicate)),
+      // A record of which its owner holds one at most (a workspace's webhook) is unique by the owner's key.
+      ...[...registry.all()]
+        .flatMap((owner) => Object.values(owner.relationships))
+        .flatMap((r) =>
+          r.kind === 'toMany' && r.atMostOne === true && r.type === resource.type ? [describeUnique([r.column], null)] : [],
+        ),
+    ]),
     // The default order of every list, and the lists the declaration promises to serve fast.
     plain: [['createdDate'], ...(resource.indexes ?? [])].map((names) => [...scope, ...names.map(columnOf), 'id'].join(', ')),
     foreignKeys: new Set(toOne.map((r) => describeForeignKey(r.column, registry.target(r).table, r.onDelete))),

@@ -93,6 +93,8 @@ function readValue(attribute: Attribute, value: unknown, name: string, problems:
     }
     case 'integer': {
       if (value === null) return attribute.default;
+      if (attribute.digitsAsText === true && typeof value === 'string' && /^-?[0-9]{1,10}$/.test(value))
+        return readValue(attribute, Number(value), name, problems);
       if (typeof value !== 'number' || !Number.isInteger(value)) return report('invalid_type', `${name} must be an integer.`);
       if (value < attribute.min || value > attribute.max) {
         return report('invalid_value', `${name} must be from ${attribute.min} to ${attribute.max}.`);

@@ -92,8 +92,13 @@ export async function updateRelationship(
     if (relationship.kind === 'toMany' || (relationship.kind === 'unmodeled' && relationship.many)) {
       throw changedThroughRecords(resource, name);
     }
-    if (name === resource.parent) throw forbidden(`A ${resource.type} never moves to another ${name}.`);
     const linkage = readLinkage();
+    if (name === resource.parent) {
+      // Naming the parent it has changes nothing, as a body may name it; any other is a move.
+      const parent = relationship.kind === 'toOne' ? relationship : undefined;
+      if (linkage !== null && parent !== undefined && linkage.type === parent.type && linkage.id === row[parent.column]) return;
+      throw forbidden(`A ${resource.type} never moves to another ${name}.`);
+    }
     if (relationship.kind === 'unmodeled') {
       if (linkage !== null)
         throw new ApiError(422, { code: 'not_supported', detail: `Relationship ${name} is not supported yet; send null.`, at });

@@ -17,6 +17,8 @@ export type OperationPlan =
 
 type Op = 'add' | 'update' | 'remove';
 const operationMembers = new Set(['op', 'ref', 'href', 'data', 'meta']);
+/** The member Elide reads beside `data`, for the resources that declare it (`atomicForms`). */
+const besideData = 'relationships';
 
 /**
  * Reads one operation object of the Atomic Operations extension: its code, its target (an `href`,
@@ -27,13 +29,21 @@ const operationMembers = new Set(['op', 'ref', 'href', 'data', 'meta']);
 export function planOperation(registry: Registry, hrefs: HrefResolver, operation: unknown, lids: LocalIds): OperationPlan {
   if (!isObject(operation)) throw badRequest('invalid_operation', 'An operation is an object with an op member.');
   for (const member of Object.keys(operation)) {
-    if (!operationMembers.has(member))
+    // Whether the operation's resource takes `relationships` beside its data is known once its target is.
+    if (!operationMembers.has(member) && member !== besideData)
       throw badRequest('invalid_operation', `Unknown operation member ${member}.`, { pointer: `/${member}` });
   }
   const op = operation.op;
   if (op !== 'add' && op !== 'update' && op !== 'remove') {
     throw badRequest('invalid_operation', 'op must be add, update or remove.', { pointer: '/op' });
   }
+  const plan = planTarget(registry, hrefs, op, operation, lids);
+  if (Object.hasOwn(operation, besideData)) checkRelationshipsBesideData(registry, plan, operation[besideData]);
+  return plan;
+}
+
+/** The plan of an operation whose members and op are known to be well-formed. */
+function planTarget(registry: Registry, hrefs: HrefResolver, op: Op, operation: Record<string, unknown>, lids: LocalIds): OperationPlan {
   if (operation.href !== undefined && operation.ref !== undefined) {
     throw badRequest('invalid_operation', 'An operation names its target with ref or href, not both.', { pointer: '/ref' });
   }
@@ -72,6 +82,8 @@ function planByHref(hrefs: HrefResolver, op: Op, href: unknown, data: OperationD
   }
   const kind = op === 'add' ? 'create' : op === 'update' ? 'update' : 'delete';
   const target = hrefs.resolve(href, [kind]);
+  const atCollection = target === undefined && op === 'update' ? updateAtCollection(hrefs, href, data) : undefined;
+  if (atCollection !== undefined) return atCollection;
   if (target === undefined) {
     const what = op === 'add' ? 'list of records' : 'record';
     throw new ApiError(404, { code: 'not_found', detail: `No ${what} or relationship to ${op} at ${href}.`, at: { pointer: '/href' } });
@@ -210,4 +222,51 @@ function requireId(id: unknown, pointer: string): string {
   if (typeof id !== 'string' || id === '')
     throw badRequest('invalid_document', `${pointer.slice(1).replace(/\//g, '.')} must be a non-empty string.`, { pointer });
   return id;
+}
+
+/**
+ * An update whose href is a collection's, naming its record by `data.id`, as Terrakube's web UI
+ * saves a webhook: only for a resource that declares it; undefined otherwise, for the 404 any other
+ * href without a record gets.
+ */
+function updateAtCollection(hrefs: HrefResolver, href: string, data: OperationData): OperationPlan | undefined {
+  const collection = hrefs.resolve(href, ['create']);
+  if (collection?.route.mount.resource.atomicForms?.updateAtCollection !== true) return undefined;
+  const resourceData = updateData(data);
+  const id = requireId(resourceData.id, '/data/id');
+  return { kind: 'update', address: { ...collectionAt(collection.route.mount, collection.params), id }, data: resourceData };
+}
+
+/**
+ * The `relationships` member beside `data` that Elide reads and Terrakube's web UI sends when it
+ * saves a webhook: taken only on an add or update of a record whose resource declares the
+ * relationships (`atomicForms`), each a to-many linkage of identifiers of the listed type. The
+ * records stay those their own operations create, change and delete under the record. Anywhere else
+ * the member is unknown, as every member outside the extension is.
+ */
+function checkRelationshipsBesideData(registry: Registry, plan: OperationPlan, member: unknown): void {
+  const resource = plan.kind === 'create' ? plan.collection.resource : plan.kind === 'update' ? plan.address.resource : undefined;
+  const allowed = resource?.atomicForms?.relationshipsBesideData ?? [];
+  if (resource === undefined || allowed.length === 0)
+    throw badRequest('invalid_operation', `Unknown operation member ${besideData}.`, { pointer: `/${besideData}` });
+  if (!isObject(member))
+    throw badRequest('invalid_operation', `${besideData} is an object of relationships.`, { pointer: `/${besideData}` });
+  for (const [name, relationship] of Object.entries(member)) {
+    const pointer = `/${besideData}/${name}`;
+    const declared = registry.relationship(resource, name);
+    if (declared === undefined || !allowed.includes(name)) {
+      const detail = `${besideData} beside data holds ${allowed.join(', ')} of a ${resource.type}, not ${name}.`;
+      throw badRequest('invalid_operation', detail, { pointer });
+    }
+    const linkage = isObject(relationship) ? relationship.data : undefined;
+    if (!Array.isArray(linkage))
+      throw badRequest('invalid_operation', `Relationship ${name} is {"data": [{"type", "id"}, ...]}.`, { pointer: `${pointer}/data` });
+    for (const [index, identifier] of linkage.entries()) {
+      const at = `${pointer}/data/${index}`;
+      if (!isObject(identifier) || typeof identifier.id !== 'string' || identifier.id === '')
+        throw badRequest('invalid_operation', 'A member of the linkage is {"type", "id"}.', { pointer: at });
+      if (identifier.type !== declared.type)
+        throw invalidValue(`Relationship ${name} links ${declared.type} records.`, { pointer: `${at}/type` });
+    }
+  }
 }

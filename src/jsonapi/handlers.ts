@@ -111,6 +111,7 @@ async function readRelationshipRoute(
   if (content.kind !== 'toMany') throw new Error('a to-many relationship read as another kind');
   const { rows, hasMore, total } = content.records;
   const data = rows.map((row) => ({ type: content.type, id: String(row.id) }));
+  if (relationship.atMostOne === true) return { status: 200, body: { data: data[0] ?? null } };
   const page = { ...content.page, ...query.pageStyle };
   return { status: 200, body: listDocument(data, undefined, page, hasMore, total, request.path, request.query) };
 }

@@ -73,7 +73,9 @@ export function toResourceObject(
       relationships[name] = { data: typeof id === 'string' ? { type: relationship.type, id } : null };
     } else {
       const ids = toMany?.[name];
-      if (ids !== undefined) relationships[name] = { data: ids.map((id) => ({ type: relationship.type, id })) };
+      if (ids === undefined) continue;
+      const linkage = ids.map((id) => ({ type: relationship.type, id }));
+      relationships[name] = { data: relationship.atMostOne === true ? (linkage[0] ?? null) : linkage };
     }
   }
   return { type: resource.type, id: String(row.id), attributes, relationships };

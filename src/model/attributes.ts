@@ -55,6 +55,8 @@ export interface IntegerAttribute {
   min: number;
   max: number;
   readOnly: boolean;
+  /** Decimal digits sent as text are taken as the integer they write (what a client typed in a text box). */
+  digitsAsText?: true;
 }
 
 export interface TimestampAttribute {
@@ -101,8 +103,9 @@ export function flag(fallback: boolean): BooleanAttribute {
   return { kind: 'boolean', default: fallback, readOnly: false };
 }
 
-export function integer(fallback: number, min: number, max: number): IntegerAttribute {
-  return { kind: 'integer', default: fallback, min, max, readOnly: false };
+export function integer(fallback: number, min: number, max: number, options: { digitsAsText?: true } = {}): IntegerAttribute {
+  const attribute: IntegerAttribute = { kind: 'integer', default: fallback, min, max, readOnly: false };
+  return options.digitsAsText === undefined ? attribute : { ...attribute, digitsAsText: true };
 }
 
 /** A time the server records; null until it happens. */

@@ -71,9 +71,20 @@ export interface ResourceDeclaration {
    * Ids the client chooses, for records named by their author (Terrakube's actions,
    * `terrakube.open-documentation`): a create must give one that matches `pattern`, and may give it
    * among the attributes too, as Terrakube's web UI does. Without this, every id is a UUID the
-   * server assigns.
+   * server assigns. `uuids` says the pattern admits only lower-case UUIDs, as the server's ids are
+   * (Terrakube's web UI names webhooks and their events so): such a resource may have children,
+   * whose paths then still name UUIDs alone above them.
    */
-  clientIds?: { pattern: RegExp; description: string };
+  clientIds?: { pattern: RegExp; description: string; uuids?: true };
+  /**
+   * Forms of JSON:API Atomic Operations that Elide takes and Terrakube's web UI sends for this
+   * resource alone, accepted for it and refused for every other: `relationshipsBesideData`, the
+   * to-many relationships whose linkage an add or update of a record may carry in a `relationships`
+   * member of the operation beside `data` (checked for its form; the records it lists are those
+   * created, changed and deleted under the record by their own operations); `updateAtCollection`,
+   * an update whose href is the collection's, naming the record by `data.id`.
+   */
+  atomicForms?: { relationshipsBesideData: readonly string[]; updateAtCollection?: true };
   /** The to-one relationship to the record this one lives under in paths. */
   parent?: string;
   attributes: Record<string, Attribute>;

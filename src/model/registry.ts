@@ -216,8 +216,15 @@ export class Registry {
     if (resource.global === true && (resource.parent !== undefined || resource.tenant === true))
       throw new Error(`${where}: a global resource has no parent and is not the tenant`);
     this.checkScope(resource);
-    if (resource.clientIds !== undefined && (resource.tenant === true || this.childrenOf(resource).length > 0))
-      throw new Error(`${where}: only a resource without children may take ids from clients`);
+    if (
+      resource.clientIds !== undefined &&
+      (resource.tenant === true || (this.childrenOf(resource).length > 0 && resource.clientIds.uuids !== true))
+    )
+      throw new Error(`${where}: only a resource without children, or whose clients choose UUIDs, may take ids from clients`);
+    for (const name of resource.atomicForms?.relationshipsBesideData ?? []) {
+      if (this.relationship(resource, name)?.kind !== 'toMany')
+        throw new Error(`${where}: relationships beside data name ${name}, which is not a to-many relationship`);
+    }
     if (resource.softDelete !== undefined && this.attribute(resource, resource.softDelete)?.kind !== 'boolean') {
       throw new Error(`${where}: softDelete ${resource.softDelete} is not a boolean attribute`);
     }

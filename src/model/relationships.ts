@@ -23,6 +23,11 @@ export interface ToMany {
   kind: 'toMany';
   type: string;
   column: string;
+  /**
+   * At most one record links back (Terrakube's workspace `webhook`): clients read the relationship
+   * as to-one, its linkage one identifier or null, though the key lives on the related record.
+   */
+  atMostOne?: true;
 }
 
 export type Relationship = ToOne | ToMany;
@@ -41,6 +46,6 @@ export function toOne(
   return options.attribute === undefined ? link : { ...link, attribute: options.attribute };
 }
 
-export function toMany(type: string, column: string): ToMany {
-  return { kind: 'toMany', type, column };
+export function toMany(type: string, column: string, options: { atMostOne?: true } = {}): ToMany {
+  return options.atMostOne === undefined ? { kind: 'toMany', type, column } : { kind: 'toMany', type, column, atMostOne: true };
 }

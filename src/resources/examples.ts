@@ -58,6 +58,8 @@ export const resourceExamples: Record<string, AttributeValues> = {
   },
   federated: { name: 'github-actions', issuerUrl: 'https://token.actions.githubusercontent.com', audience: 'stratum' },
   federated_claim: { claimKey: 'repository', claimValue: 'acme/network' },
+  webhook: { migratedV2: false },
+  webhook_event: { event: 'PUSH', branch: 'main,release-.*', path: 'network/*', pathType: 'PATTERN', priority: 1 },
 };
 
 /**

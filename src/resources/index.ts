@@ -17,6 +17,7 @@ import { team } from './team.js';
 import { template } from './template.js';
 import { terrakubeConventions } from './terrakube-compat.js';
 import { variable } from './variable.js';
+import { webhook, webhookEvent } from './webhook.js';
 import { vcs } from './vcs.js';
 import { workspaceTag } from './workspace-tag.js';
 import { workspace } from './workspace.js';
@@ -48,6 +49,8 @@ export const registry = new Registry(
     federatedClaim,
     access,
     projectAccess,
+    webhook,
+    webhookEvent,
   ],
   terrakubeConventions,
 );

@@ -51,6 +51,9 @@ export const recordPolicies: Record<string, RecordRules> = {
   ssh: needs('manageVcs'),
   // A schedule is a setting of its workspace (Terrakube checks the workspace's rule).
   schedule: writes(holdsOrGranted('manageWorkspace')),
+  // So is its webhook, with the events it reacts to (Terrakube checks the workspace's rule).
+  webhook: writes(holdsOrGranted('manageWorkspace')),
+  webhook_event: writes(holdsOrGranted('manageWorkspace')),
   // Records of the whole service, in no organization, as in Terrakube: the web UI runs the code of
   // actions on every workspace page, for any caller; federated credentials are read ("user is a
   // superuser") and written by administrators alone.

@@ -14,6 +14,8 @@ export const terrakubeConventions: ClientConventions = {
   unmodeledRelationships: {
     job: 'toMany',
     history: 'toMany',
+    // Modeled on workspaces (their VCS webhook); any other record keeps taking the name as null, as
+    // it did before, and the description's examples of records without a to-one link change it.
     webhook: 'toOne',
     module: 'toMany',
     provider: 'toMany',

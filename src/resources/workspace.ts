@@ -48,6 +48,8 @@ export const workspace = defineResource({
     schedule: toMany('schedule', 'workspace_id'),
     // The teams granted access to this workspace alone (Terrakube's Team Access).
     access: toMany('access', 'workspace_id'),
+    // Its VCS webhook, one at most: read as a to-one link, as Terrakube's web UI reads it.
+    webhook: toMany('webhook', 'workspace_id', { atMostOne: true }),
   },
   softDelete: 'deleted',
   unique: ['name'],

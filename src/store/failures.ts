@@ -91,6 +91,10 @@ export function databaseApiError(error: unknown, resource?: ResourceDeclaration)
       return undefined;
     case 'unique': {
       if (resource === undefined) return conflict('A record with these values already exists.');
+      const parent = resource.parent === undefined ? undefined : resource.relationships[resource.parent];
+      // A record its parent holds at most one of (a workspace's webhook) is unique by the parent's key alone.
+      if (parent?.kind === 'toOne' && failure.columns.length === 1 && failure.columns[0] === parent.column)
+        return conflict(`This ${parent.type} already has ${article(resource.type).toLowerCase()} ${resource.type}; it holds one at most.`);
       const attribute = uniqueAttribute(resource, failure.columns);
       const scope = resource.parent === undefined ? '' : ` in this ${resource.relationships[resource.parent]?.type ?? resource.parent}`;
       return conflict(`${article(resource.type)} ${resource.type} with this ${attribute} already exists${scope}.`, { attribute });

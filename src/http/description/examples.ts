@@ -78,7 +78,7 @@ export function addExamples(paths: Record<string, PathItem>, sources: ExampleSou
         break;
       case 'readRelationship':
       case 'updateRelationship': {
-        const link = exampleLink(resource);
+        const link = exampleLink(resource, registry);
         setParameterExample(item, 'relationship', link.name);
         const linkage = link.type === undefined ? null : { type: link.type, id: ids.get(link.type) };
         if (route.kind === 'updateRelationship') setExample(operation.requestBody, { data: linkage });
@@ -125,14 +125,19 @@ export function setExample(content: Content | undefined, example: unknown): void
 }
 
 /**
- * The relationship the relationship endpoints' examples change: a link other than the parent
- * (which never changes), or else one clients send as null (accepted, not modeled yet).
+ * The relationship the relationship endpoints' examples change: a link other than the parent, or
+ * else the parent, named as it is (which changes nothing); null for a record of no parent, whose
+ * example names a relationship name clients use that is not modeled yet.
  */
-function exampleLink(resource: ResourceDeclaration): { name: string; type?: string } {
+function exampleLink(resource: ResourceDeclaration, registry: Registry): { name: string; type?: string } {
   const links = Object.entries(resource.relationships).filter(([name, r]) => r.kind === 'toOne' && name !== resource.parent);
   const loose = links.find(([name, r]) => r.kind === 'toOne' && mayBeUnlinked(resource, name, r) && r.attribute === undefined);
   const [name, link] = loose ?? links[0] ?? [];
-  return name === undefined || link === undefined ? { name: 'webhook' } : { name, type: link.type };
+  if (name !== undefined && link !== undefined) return { name, type: link.type };
+  const parent = registry.parentOf(resource);
+  if (resource.parent !== undefined && parent !== undefined) return { name: resource.parent, type: parent.type };
+  const [unmodeled] = registry.unmodeledRelationships().find(([, kind]) => kind === 'toOne') ?? [];
+  return { name: unmodeled ?? Object.keys(resource.relationships)[0] ?? '' };
 }
 
 /** What an update example changes: the description where there is one, else an attribute that need not be unique. */
@@ -178,7 +183,8 @@ function exampleAttributes(
     Object.values(resource.relationships).flatMap((r) => (r.kind === 'toOne' && r.attribute !== undefined ? [[r.attribute, r.type]] : [])),
   );
   for (const [name, attribute] of Object.entries(resource.attributes)) {
-    const linked = linkedBy.get(name);
+    // A link's id held as an attribute, or as text naming a record (`idOf`): the placeholder of its type.
+    const linked = linkedBy.get(name) ?? (attribute.kind === 'text' ? attribute.idOf : undefined);
     const value =
       given !== undefined && name in given
         ? (given[name] ?? null)

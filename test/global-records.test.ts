@@ -57,6 +57,17 @@ describeEachStore('records of the whole service: actions and federated credentia
         ['stratum.open-repository'],
       );
     }
+    // The web UI runs an action with the icons of its own list in scope, and no other: a name outside
+    // it breaks the workspace page ("ReadOutlined is not defined").
+    const uiIcons = new Set(['InfoCircleOutlined', 'LinkOutlined', 'CopyOutlined', 'ExportOutlined', 'CodeOutlined', 'TagOutlined']);
+    for (const action of (await context.server.get('/api/v1/action')).body.data as { id: string; attributes: { action: string } }[]) {
+      if (!action.id.startsWith('terrakube.') && !action.id.startsWith('stratum.')) continue;
+      const icons =
+        Buffer.from(action.attributes.action, 'base64')
+          .toString()
+          .match(/\b[A-Z]\w*Outlined\b/g) ?? [];
+      for (const icon of icons) assert.ok(uiIcons.has(icon), `${action.id} names ${icon}, which the web UI does not give actions`);
+    }
     const one = (await context.server.get('/api/v1/action/terrakube.open-documentation', { token: stranger })).body.data;
     assert.equal(one.attributes.type, 'Workspace/ResourceDrawer/Action');
     assert.match(Buffer.from(String(one.attributes.action), 'base64').toString(), /registry\.terraform\.io\/providers/);

@@ -11,6 +11,7 @@ import { tokenAudit } from './migrations/0007-token-audit.js';
 import { teamAccess } from './migrations/0008-team-access.js';
 import { schedulesActionsFederated } from './migrations/0009-schedules-actions-federated.js';
 import { webhooks } from './migrations/0012-webhooks.js';
+import { actionIcons } from './migrations/0013-action-icons.js';
 
 /** The one migration history of both stores, in order; a migration, once released, never changes. */
 const history: readonly (readonly [name: string, build: (dialect: Dialect) => Migration])[] = [
@@ -24,6 +25,7 @@ const history: readonly (readonly [name: string, build: (dialect: Dialect) => Mi
   ['0008-team-access', teamAccess],
   ['0009-schedules-actions-federated', schedulesActionsFederated],
   ['0012-webhooks', webhooks],
+  ['0013-action-icons', () => actionIcons()],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

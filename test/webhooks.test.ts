@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { before, it } from 'node:test';
-import { data, literal, nodes } from './graphql-helpers.ts';
+import { data, graphql, literal, nodes } from './graphql-helpers.ts';
 import {
   assertError,
   createOrganization,
@@ -221,6 +221,14 @@ describeEachStore('workspace webhooks', (context) => {
       `{ workspace(ids: [${literal(workspace)}]) { edges { node { webhook { edges { node { id remoteHookId migratedV2
         events { edges { node { id event branch path pathType templateId priority prWorkflowEnabled prApplyEnabled } } } } } } } } } }`,
     );
+    // A GraphQL create must name the webhook as the page does; without an id it is refused, never a server error.
+    const unnamed = await graphql(
+      context.server,
+      `mutation { workspace(ids: [${literal(empty)}]) { edges { node { webhook(op: UPSERT, data: [{migratedV2: false}]) { edges { node { id } } } } } } }`,
+    );
+    assert.equal(unnamed.body.errors[0]?.extensions?.status, 422, unnamed.text);
+    assert.equal(unnamed.body.errors[0]?.extensions?.field, 'id', unnamed.text);
+    assert.equal((await context.server.get(`${workspacePath(empty)}/relationships/webhook`)).body.data, null);
     const [found] = nodes(answer.workspace);
     const [hook] = nodes(found?.webhook as never);
     assert.equal(hook?.id, webhookId);

@@ -1,0 +1,233 @@
+import { parseDocument } from 'yaml';
+
+/**
+ * What a step of a template's flow does (Terrakube's flow types). `disableWorkspace` locks the
+ * workspace against further runs; `scheduleTemplates` adds schedules to it.
+ */
+export const flowTypes = [
+  'terraformPlan',
+  'terraformPlanDestroy',
+  'terraformApply',
+  'terraformDestroy',
+  'customScripts',
+  'approval',
+  'disableWorkspace',
+  'scheduleTemplates',
+] as const;
+export type FlowType = (typeof flowTypes)[number];
+
+/** A script a step runs around its own work: before it, after it, or on its own (`customScripts`). */
+export interface FlowCommand {
+  runtime: 'BASH';
+  script: string;
+  priority: number;
+  before: boolean;
+  after: boolean;
+  verbose: boolean;
+  beforeInit: boolean;
+}
+
+/** A template a `scheduleTemplates` step schedules on the workspace, with its Quartz cron expression. */
+export interface FlowSchedule {
+  name: string;
+  schedule: string;
+}
+
+export interface FlowStep {
+  type: FlowType;
+  /** Where the step runs in the flow, and its id among the job's steps. */
+  step: number;
+  name: string;
+  /** The team whose members may approve an `approval` step (administrators always may). */
+  team: string | undefined;
+  ignoreError: boolean;
+  commands: FlowCommand[];
+  onFailure: FlowCommand[];
+  onReject: FlowCommand[];
+  templates: FlowSchedule[];
+  inputsEnv: Record<string, string>;
+  inputsTerraform: Record<string, string>;
+}
+
+/** A flow read from a template, its steps in the order they run; or why it cannot run. */
+export type FlowReading = { steps: FlowStep[] } | { problem: string };
+
+/** Bounds that keep a flow a plan of work rather than a payload: templates are at most 256 KiB. */
+const maxSteps = 100;
+const maxCommands = 50;
+const maxScriptBytes = 64 * 1024;
+
+const stepKeys = new Set([
+  'type',
+  'step',
+  'name',
+  'team',
+  'ignoreError',
+  'commands',
+  'onFailure',
+  'onReject',
+  'templates',
+  'inputsEnv',
+  'inputsTerraform',
+  'importCommands',
+]);
+const commandKeys = new Set(['runtime', 'script', 'priority', 'before', 'after', 'verbose', 'beforeInit']);
+
+class FlowProblem extends Error {}
+
+/**
+ * Reads a template's `tcl` as Terrakube does at job time: standard base64 of a YAML document whose
+ * `flow` lists the steps. Terrakube stores templates without reading them, so a template that
+ * cannot run is found here, before anything runs, and the job fails with the reason.
+ */
+export function readFlow(tcl: string): FlowReading {
+  const text = decodeBase64(tcl.trim());
+  if (text === undefined) return { problem: 'The template is not base64 text (Terrakube clients send its YAML base64-encoded).' };
+  const document = parseDocument(text, { uniqueKeys: true });
+  const [error] = document.errors;
+  if (error !== undefined) return { problem: `The template is not YAML: ${error.message.split('\n')[0] ?? error.code}` };
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: 0 });
+  } catch {
+    // Aliases let a few bytes expand into a very large value; flows never need them.
+    return { problem: 'The template uses YAML aliases (*name), which Stratum does not expand.' };
+  }
+  try {
+    return { steps: flowSteps(value) };
+  } catch (problem) {
+    if (problem instanceof FlowProblem) return { problem: problem.message };
+    throw problem;
+  }
+}
+
+/** Standard base64, padded or not; undefined for anything else (Buffer.from would skip bad characters). */
+function decodeBase64(text: string): string | undefined {
+  if (text.length === 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(text) || text.length % 4 === 1) return undefined;
+  return Buffer.from(text, 'base64').toString('utf8');
+}
+
+function flowSteps(value: unknown): FlowStep[] {
+  const root = record(value, 'The template');
+  const unknown = Object.keys(root).find((key) => key !== 'flow');
+  if (unknown !== undefined) throw new FlowProblem(`The template has an unknown key "${unknown}": it holds only "flow".`);
+  if (!Array.isArray(root.flow) || root.flow.length === 0)
+    throw new FlowProblem('The template has no steps: "flow" must list at least one.');
+  if (root.flow.length > maxSteps) throw new FlowProblem(`The template has ${root.flow.length} steps; at most ${maxSteps} run in one job.`);
+  const steps = root.flow.map((entry, index) => flowStep(entry, `Step ${index + 1} of the flow`));
+  const seen = new Set<number>();
+  for (const { step } of steps) {
+    if (seen.has(step)) throw new FlowProblem(`Two steps of the flow are numbered ${step}: step numbers order the steps and must differ.`);
+    seen.add(step);
+  }
+  return steps.sort((a, b) => a.step - b.step);
+}
+
+function flowStep(value: unknown, where: string): FlowStep {
+  const entry = record(value, where);
+  for (const key of Object.keys(entry)) {
+    if (!stepKeys.has(key)) throw new FlowProblem(`${where} has an unknown key "${key}".`);
+  }
+  const type = entry.type;
+  if (typeof type !== 'string' || !(flowTypes as readonly string[]).includes(type))
+    throw new FlowProblem(`${where} has type ${JSON.stringify(type ?? null)}; a step's type is one of ${flowTypes.join(', ')}.`);
+  const step = entry.step;
+  if (typeof step !== 'number' || !Number.isSafeInteger(step) || step < 0)
+    throw new FlowProblem(`${where} (${type}) needs "step", a whole number at least 0 that orders it.`);
+  const at = `Step ${step} (${type})`;
+  if (entry.importCommands !== undefined)
+    throw new FlowProblem(`${at} imports its commands from another repository (importCommands), which Stratum does not run.`);
+  const name = optionalText(entry.name, `${at}: name`) ?? `Running Step ${step}`;
+  const commands = commandList(entry.commands, `${at}: commands`);
+  if (type === 'customScripts' && commands.length === 0) throw new FlowProblem(`${at} runs scripts, but lists no commands.`);
+  const templates = scheduleList(entry.templates, `${at}: templates`);
+  if (type === 'scheduleTemplates' && templates.length === 0) throw new FlowProblem(`${at} schedules templates, but lists none.`);
+  return {
+    type: type as FlowType,
+    step,
+    name,
+    team: optionalText(entry.team, `${at}: team`),
+    ignoreError: optionalFlag(entry.ignoreError, `${at}: ignoreError`),
+    commands,
+    onFailure: commandList(entry.onFailure, `${at}: onFailure`),
+    onReject: commandList(entry.onReject, `${at}: onReject`),
+    templates,
+    inputsEnv: textMap(entry.inputsEnv, `${at}: inputsEnv`),
+    inputsTerraform: textMap(entry.inputsTerraform, `${at}: inputsTerraform`),
+  };
+}
+
+function commandList(value: unknown, where: string): FlowCommand[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new FlowProblem(`${where} must be a list of commands.`);
+  if (value.length > maxCommands) throw new FlowProblem(`${where} lists ${value.length} commands; at most ${maxCommands}.`);
+  return value.map((item, index) => {
+    const at = `${where}, command ${index + 1}`;
+    const command = record(item, at);
+    for (const key of Object.keys(command)) {
+      if (!commandKeys.has(key)) throw new FlowProblem(`${at} has an unknown key "${key}".`);
+    }
+    const runtime = command.runtime ?? 'BASH';
+    if (runtime !== 'BASH')
+      throw new FlowProblem(
+        `${at} has runtime ${JSON.stringify(runtime)}: Stratum runs BASH scripts (GROOVY needs Terrakube's Java executor).`,
+      );
+    const script = command.script;
+    if (typeof script !== 'string' || script.trim() === '') throw new FlowProblem(`${at} needs "script", the text to run.`);
+    if (Buffer.byteLength(script) > maxScriptBytes) throw new FlowProblem(`${at} has a script over ${maxScriptBytes / 1024} KiB.`);
+    const priority = command.priority ?? 0;
+    if (typeof priority !== 'number' || !Number.isSafeInteger(priority)) throw new FlowProblem(`${at}: priority must be a whole number.`);
+    return {
+      runtime,
+      script,
+      priority,
+      before: optionalFlag(command.before, `${at}: before`),
+      after: optionalFlag(command.after, `${at}: after`),
+      verbose: optionalFlag(command.verbose, `${at}: verbose`),
+      beforeInit: optionalFlag(command.beforeInit, `${at}: beforeInit`),
+    };
+  });
+}
+
+function scheduleList(value: unknown, where: string): FlowSchedule[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new FlowProblem(`${where} must be a list of {name, schedule}.`);
+  return value.map((item, index) => {
+    const entry = record(item, `${where}, entry ${index + 1}`);
+    const name = entry.name;
+    const schedule = entry.schedule;
+    if (typeof name !== 'string' || typeof schedule !== 'string')
+      throw new FlowProblem(`${where}, entry ${index + 1} needs "name" (a template) and "schedule" (a Quartz cron expression).`);
+    return { name, schedule };
+  });
+}
+
+function record(value: unknown, where: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new FlowProblem(`${where} must be a mapping of keys to values.`);
+  return value as Record<string, unknown>;
+}
+
+function optionalText(value: unknown, where: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new FlowProblem(`${where} must be text.`);
+  return value;
+}
+
+function optionalFlag(value: unknown, where: string): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value !== 'boolean') throw new FlowProblem(`${where} must be true or false.`);
+  return value;
+}
+
+/** Inputs are names and texts; YAML numbers and booleans are given as the text they were written as. */
+function textMap(value: unknown, where: string): Record<string, string> {
+  if (value === undefined || value === null) return {};
+  const entries = Object.entries(record(value, where));
+  return Object.fromEntries(
+    entries.map(([key, item]) => {
+      if (typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean') return [key, String(item)];
+      throw new FlowProblem(`${where}: ${key} must be text.`);
+    }),
+  );
+}

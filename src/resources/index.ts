@@ -6,6 +6,7 @@ import { collection } from './collection.js';
 import { federated, federatedClaim } from './federated.js';
 import { globalvar } from './globalvar.js';
 import { item } from './item.js';
+import { notificationConfiguration, notificationTrigger } from './notification.js';
 import { organization } from './organization.js';
 import { projectAccess } from './project-access.js';
 import { project } from './project.js';
@@ -23,6 +24,7 @@ import { workspace } from './workspace.js';
 
 export { recordPolicies, tokenPolicies } from './policies.js';
 export { permissionScopes, unmodeledRecords } from './terrakube-compat.js';
+export { notificationRecords } from './notification.js';
 
 /** Every resource the API serves, checked once at start. */
 export const registry = new Registry(
@@ -48,6 +50,8 @@ export const registry = new Registry(
     federatedClaim,
     access,
     projectAccess,
+    notificationConfiguration,
+    notificationTrigger,
   ],
   terrakubeConventions,
 );

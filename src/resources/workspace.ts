@@ -48,6 +48,8 @@ export const workspace = defineResource({
     schedule: toMany('schedule', 'workspace_id'),
     // The teams granted access to this workspace alone (Terrakube's Team Access).
     access: toMany('access', 'workspace_id'),
+    // Records of the organization that name this workspace: listed and created under its path too.
+    notificationConfiguration: toMany('notification_configuration', 'workspace_id'),
   },
   softDelete: 'deleted',
   unique: ['name'],

@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, it } from 'node:test';
+import { ApiDescription } from './api-description.ts';
 import { data, nodes } from './graphql-helpers.ts';
 import { assertError, createOrganization, createRecord, createTemplate, createWorkspace, describeEachStore } from './harness.ts';
 
@@ -408,6 +409,51 @@ describeEachStore(
         assert.match(problem?.detail ?? '', reason, destinationUrl);
         assert.ok(!(problem?.detail ?? '').includes('/latest'), 'the path of a destination is never told');
       }
+    });
+
+    it('answers as the API description says, in success and in failure', async () => {
+      const api = await ApiDescription.of((await context.server.get('/api/openapi.json', { token: null })).body);
+      const operation = (method: string, path: string) => {
+        const found = api.operations().find((op) => op.method === method && op.path === path);
+        assert.ok(found !== undefined, `${method} ${path} is not described`);
+        return found;
+      };
+      const check = (method: string, path: string, response: Awaited<ReturnType<typeof test>>) =>
+        api.check(operation(method, path), response, path);
+      const configurationTest = '/notification/v1/configuration/{notification_configurationId}/test';
+      const own = await created({ name: 'Described', destinationUrl: `${receiver.url}/fail?described=1` }, { workspace });
+      receiver.failing = true;
+      check('post', configurationTest, await test(own));
+      receiver.failing = false;
+      check('post', configurationTest, await test(own));
+      const deliveries = await context.server.get(`/notification/v1/workspace/${workspace}/deliveries?limit=100`);
+      check('get', '/notification/v1/workspace/{workspaceId}/deliveries', deliveries);
+      const failed = (deliveries.body as { id: string; status: string }[]).find((d) => d.status === 'FAILED');
+      assert.ok(failed !== undefined);
+      const retryPath = '/notification/v1/workspace/{workspaceId}/deliveries/{deliveryId}/retry';
+      const retry = () => context.server.request('POST', `/notification/v1/workspace/${workspace}/deliveries/${failed.id}/retry`);
+      check('post', retryPath, await retry());
+      check('post', retryPath, await retry());
+      check(
+        'get',
+        '/notification/v1/configuration/{notification_configurationId}/deliveries',
+        await context.server.get(`/notification/v1/configuration/${own}/deliveries`),
+      );
+      const destinationTest = '/notification/v1/organization/{organizationId}/configuration/test';
+      for (const destinationUrl of [`${receiver.url}/ok?described=1`, 'http://169.254.169.254/']) {
+        const answer = await context.server.request('POST', `/notification/v1/organization/${organization}/configuration/test`, {
+          body: { channelType: 'TEAMS', destinationUrl },
+        });
+        check('post', destinationTest, answer);
+      }
+      assert.deepEqual(api.problems, []);
+      assert.deepEqual([...api.seen.entries()].map(([id, statuses]) => [id, [...statuses].sort()]).sort(), [
+        ['notification_configuration_deliveries', [200]],
+        ['retry_notification_delivery', [200, 409]],
+        ['test_notification_configuration', [200, 502]],
+        ['test_notification_destination', [200, 502]],
+        ['workspace_notification_deliveries', [200]],
+      ]);
     });
 
     it('refuses bad inputs with JSON:API errors', async () => {

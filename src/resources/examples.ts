@@ -58,6 +58,16 @@ export const resourceExamples: Record<string, AttributeValues> = {
   },
   federated: { name: 'github-actions', issuerUrl: 'https://token.actions.githubusercontent.com', audience: 'stratum' },
   federated_claim: { claimKey: 'repository', claimValue: 'acme/network' },
+  notification_configuration: {
+    name: 'Prod alerts',
+    description: 'Pages on-call when a prod run fails',
+    channelType: 'WEBHOOK',
+    destinationUrl: 'https://hooks.example.com/stratum',
+    signingSecret: 'a shared secret',
+    active: true,
+    messageStyle: 'DETAILED',
+  },
+  notification_trigger: { jobStatus: 'failed' },
 };
 
 /**

@@ -4,6 +4,7 @@ import { columnOf, type ResourceDeclaration, type Row } from '../../model/index.
 import type { DeliveryTarget, DeliveryView, Notifier } from '../../notifications/deliveries.js';
 import type { NotificationEvent } from '../../notifications/messages.js';
 import { idParameter } from '../../jsonapi/routes.js';
+import { exampleIds } from '../description/examples.js';
 import { sessionOf } from './request-session.js';
 import type { DescribedRoute, JsonSchema } from './described-route.js';
 
@@ -18,10 +19,8 @@ export interface NotificationRecords {
 const mostListed = 100;
 const listedByDefault = 10;
 
-const exampleConfigurationId = '0192f3a0-8c4e-7d10-9a6b-7e0000000010';
-const exampleWorkspaceId = '0192f3a0-8c4e-7d10-9a6b-7e0000000011';
-const exampleOrganizationId = '0192f3a0-8c4e-7d10-9a6b-7e0000000012';
-const exampleDeliveryId = '0192f3a0-8c4e-7d10-9a6b-7e0000000013';
+// Not a placeholder of a record the document's examples make: deliveries are made by sending.
+const exampleDeliveryId = '0192f3a0-8c4e-7d10-9a6b-7e00000000d1';
 
 const deliverySchema: JsonSchema = {
   type: 'object',
@@ -44,9 +43,9 @@ const deliverySchema: JsonSchema = {
   },
 };
 
-const exampleDelivery = {
+const exampleDelivery = (configurationId: string) => ({
   id: exampleDeliveryId,
-  configurationId: exampleConfigurationId,
+  configurationId,
   jobId: 0,
   configurationName: 'Prod alerts',
   channelType: 'WEBHOOK',
@@ -59,7 +58,7 @@ const exampleDelivery = {
   responseBody: 'ok',
   durationMs: 118,
   createdDate: '2025-01-15T09:30:00.000Z',
-};
+});
 
 /**
  * Terrakube's notification endpoints, in plain JSON as its controllers speak them: a test message
@@ -75,6 +74,11 @@ export function notificationRoutes(engine: Engine, notifier: Notifier, records: 
   if (link?.kind !== 'toOne' || tenantLink === undefined || registry.parentOf(configuration) !== tenant)
     throw new Error(`${configuration.type} must live in the ${tenant.type} and link a record through ${records.workspaceLink}`);
   const workspace = registry.target(link);
+  // The placeholder ids of the document's examples, which the records its create examples make replace.
+  const ids = exampleIds(registry);
+  const exampleConfigurationId = ids.get(configuration.type) ?? '';
+  const exampleWorkspaceId = ids.get(workspace.type) ?? '';
+  const exampleOrganizationId = ids.get(tenant.type) ?? '';
   const configurationAt = (id: string): RecordAddress => ({ resource: configuration, ancestors: [], id });
   const workspaceAt = (id: string): RecordAddress => ({ resource: workspace, ancestors: [], id });
 
@@ -103,7 +107,7 @@ export function notificationRoutes(engine: Engine, notifier: Notifier, records: 
       operationId: 'test_notification_configuration',
       summary: 'Send a test message through a saved configuration; the delivery is recorded',
       params: { [configurationParameter]: idSchema },
-      examples: { params: { [configurationParameter]: exampleConfigurationId }, answer: exampleDelivery },
+      examples: { params: { [configurationParameter]: exampleConfigurationId } },
       success: { status: 200, description: 'Delivered: the recorded delivery.', schema: deliverySchema },
       errors: [401, 403, 404, 502],
       handler: async (request, reply) => {
@@ -175,7 +179,7 @@ export function notificationRoutes(engine: Engine, notifier: Notifier, records: 
       query: {
         limit: { type: 'string', pattern: '^[0-9]{1,4}$', description: `how many, 1 to ${mostListed}; ${listedByDefault} by default` },
       },
-      examples: { params: { [workspaceParameter]: exampleWorkspaceId }, answer: [exampleDelivery] },
+      examples: { params: { [workspaceParameter]: exampleWorkspaceId }, answer: [exampleDelivery(exampleConfigurationId)] },
       success: { status: 200, description: 'Deliveries, newest first.', schema: { type: 'array', items: deliverySchema } },
       errors: [400, 401, 403, 404],
       handler: async (request, reply) => {
@@ -195,7 +199,7 @@ export function notificationRoutes(engine: Engine, notifier: Notifier, records: 
       query: {
         limit: { type: 'string', pattern: '^[0-9]{1,4}$', description: `how many, 1 to ${mostListed}; ${listedByDefault} by default` },
       },
-      examples: { params: { [configurationParameter]: exampleConfigurationId }, answer: [exampleDelivery] },
+      examples: { params: { [configurationParameter]: exampleConfigurationId }, answer: [exampleDelivery(exampleConfigurationId)] },
       success: { status: 200, description: 'Deliveries, newest first.', schema: { type: 'array', items: deliverySchema } },
       errors: [400, 401, 403, 404],
       handler: async (request, reply) => {
@@ -212,7 +216,7 @@ export function notificationRoutes(engine: Engine, notifier: Notifier, records: 
       operationId: 'retry_notification_delivery',
       summary: 'Send a failed delivery again, to its configuration as it is now; the answer is the delivery after the attempt',
       params: { [workspaceParameter]: idSchema, deliveryId: idSchema },
-      examples: { params: { [workspaceParameter]: exampleWorkspaceId, deliveryId: exampleDeliveryId }, answer: exampleDelivery },
+      examples: { params: { [workspaceParameter]: exampleWorkspaceId, deliveryId: exampleDeliveryId } },
       success: { status: 200, description: 'The delivery after the attempt: SENT, or FAILED with the reason.', schema: deliverySchema },
       errors: [401, 403, 404, 409],
       handler: async (request, reply) => {

@@ -93,7 +93,8 @@ export async function updateRelationship(
     if (relationship.kind === 'unmodeled' && relationship.many) {
       // Replaced with nothing, as a client that narrows nothing sends it, it stays as it reads: empty.
       const members = readLinkage();
-      if (Array.isArray(members) && members.length === 0) return;
+      if (!Array.isArray(members)) throw changedThroughRecords(resource, name);
+      if (members.length === 0) return;
       throw new ApiError(422, { code: 'not_supported', detail: `Relationship ${name} is not supported yet; send an empty list.`, at });
     }
     if (name === resource.parent) throw forbidden(`A ${resource.type} never moves to another ${name}.`);

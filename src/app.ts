@@ -30,12 +30,15 @@ import { logRequest, requestLog } from './http/plugins/request-log.js';
 import { resourceRoutes } from './http/routes/resource-routes.js';
 import { serviceIndex } from './http/routes/service-index.js';
 import { tokenRoutes } from './http/routes/token-routes.js';
+import { notificationRoutes } from './http/routes/notification-routes.js';
+import { Notifier } from './notifications/deliveries.js';
+import { Destinations } from './outbound/destinations.js';
 import { refuseNulInUrl } from './http/plugins/url-check.js';
 import { AtomicOperations } from './jsonapi/atomic.js';
 import { routesOf } from './jsonapi/routes.js';
 import type { Logger } from './log.js';
 import { atomicExample, resourceExamples } from './resources/examples.js';
-import { permissionScopes, registry, recordPolicies, tokenPolicies, unmodeledRecords } from './resources/index.js';
+import { notificationRecords, permissionScopes, registry, recordPolicies, tokenPolicies, unmodeledRecords } from './resources/index.js';
 import type { SecretCipher } from './secrets/cipher.js';
 import type { Store } from './store/database.js';
 import { withStatementLog } from './store/statement-log.js';
@@ -103,7 +106,17 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
   const apiTokens = new ApiTokens(store.db, signer, log, config.personalTokenMaxDays);
   const engine = new Engine({ registry, recordPolicies, tokenPolicies, apiTokens, store, cipher, responseMemory: config.responseMemory });
   const oidc = config.oidc === undefined ? undefined : new OidcVerifier(config.oidc, config.adminGroup);
-  const tokenEndpoints = [...tokenRoutes(engine, permissionScopes), ...adminTokenRoutes(engine)];
+  const notifier = new Notifier(
+    store.db,
+    new Destinations(config.outbound.allow),
+    { timeoutMs: config.outbound.timeoutMs, maxAnswerBytes: 64 * 1024, maxRequestBytes: 256 * 1024 },
+    config.outbound.deliveriesKept,
+  );
+  const tokenEndpoints = [
+    ...tokenRoutes(engine, permissionScopes),
+    ...adminTokenRoutes(engine),
+    ...notificationRoutes(engine, notifier, notificationRecords),
+  ];
   const releaseEndpoints = releaseRoutes(config.releases, log);
 
   if (config.corsOrigins.length > 0) void app.register(crossOrigin, { origins: config.corsOrigins });

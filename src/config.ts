@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { OidcSettings } from './auth/oidc.js';
 import { parseEncryptionKey } from './secrets/cipher.js';
+import { isAllowEntry } from './outbound/destinations.js';
 
 /** Every setting of the service and the CLI, read from the environment and validated once. */
 export interface Config {
@@ -38,6 +39,16 @@ export interface Config {
   /** Where Prometheus metrics are served, on a listener of their own; undefined: not served. */
   metrics: MetricsListener | undefined;
   releases: ReleaseSettings;
+  outbound: OutboundSettings;
+}
+
+/** Where outbound calls (notification deliveries) may go, and how long they may take. */
+export interface OutboundSettings {
+  /** Host names, addresses and CIDR ranges reachable beside public addresses (loopback and private ones). */
+  allow: readonly string[];
+  timeoutMs: number;
+  /** How many deliveries of each notification configuration are kept. */
+  deliveriesKept: number;
 }
 
 /** Where the version lists of the workspace pages come from, and how long a copy is kept. */
@@ -206,6 +217,17 @@ export function inspectConfig(env: NodeJS.ProcessEnv = process.env): { config: C
     timeoutMs: integer('STRATUM_RELEASES_TIMEOUT_MS', 2000, 100, 60_000),
   };
   const corsOrigins = parseOrigins(env.STRATUM_CORS_ORIGINS, problems);
+  const allow = (env.STRATUM_OUTBOUND_ALLOW ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  for (const entry of allow)
+    if (!isAllowEntry(entry)) problems.push(`STRATUM_OUTBOUND_ALLOW lists host names, addresses and CIDR ranges, got "${entry}"`);
+  const outbound: OutboundSettings = {
+    allow,
+    timeoutMs: integer('STRATUM_OUTBOUND_TIMEOUT_MS', 10_000, 100, 120_000),
+    deliveriesKept: integer('STRATUM_NOTIFICATION_DELIVERIES_KEPT', 50, 1, 10_000),
+  };
 
   const config: Config = {
     port,
@@ -229,6 +251,7 @@ export function inspectConfig(env: NodeJS.ProcessEnv = process.env): { config: C
     shutdownTimeoutMs: integer('STRATUM_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 3_600_000),
     metrics,
     releases,
+    outbound,
   };
   return { config, problems };
 }

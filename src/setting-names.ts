@@ -33,6 +33,9 @@ export const settingNames: readonly string[] = [
   'STRATUM_TOFU_RELEASES_URL',
   'STRATUM_RELEASES_CACHE_SECONDS',
   'STRATUM_RELEASES_TIMEOUT_MS',
+  'STRATUM_OUTBOUND_ALLOW',
+  'STRATUM_OUTBOUND_TIMEOUT_MS',
+  'STRATUM_NOTIFICATION_DELIVERIES_KEPT',
 ];
 
 /** Prefixes of the variables the project's own tests, fuzzing and benchmarks read, not the service. */

@@ -68,6 +68,8 @@ const capabilityOf: Record<string, Capability | undefined> = {
   vcs: 'manageVcs',
   access: 'manageWorkspace',
   project_access: 'manageWorkspace',
+  notification_configuration: 'manageWorkspace',
+  notification_trigger: 'manageWorkspace',
 };
 
 /** One organization with a record of every type, and teams granting or withholding one flag. */
@@ -95,10 +97,18 @@ interface Endpoint {
 
 /** The type named by a path parameter like `{workspaceId}`. */
 const typeOfParameter = (parameter: string) => parameter.replace(/^\{|Id\}$/g, '');
-/** The type whose records a collection path segment lists: Terrakube lists workspace tags at `workspaceTag`, project grants at `projectAccess`, claims at `claims`, webhook events at `events`. */
+/** The type whose records a collection path segment lists: Terrakube lists workspace tags at `workspaceTag`, project grants at `projectAccess`, claims at `claims`, webhook events at `events`, notification configurations and their triggers at `notificationConfiguration` and `triggers`. */
 const typeOfSegment = (segment: string) =>
-  ({ workspaceTag: 'workspacetag', projectAccess: 'project_access', claims: 'federated_claim', events: 'webhook_event' })[segment] ??
-  segment;
+  (
+    ({
+      workspaceTag: 'workspacetag',
+      projectAccess: 'project_access',
+      claims: 'federated_claim',
+      events: 'webhook_event',
+      notificationConfiguration: 'notification_configuration',
+      triggers: 'notification_trigger',
+    }) as Record<string, string>
+  )[segment] ?? segment;
 
 /** Records of the whole service, in no organization: actions any caller reads, federated credentials only administrators. */
 const readByEveryone = new Set(['action']);
@@ -154,8 +164,21 @@ function grantedStatus(endpoint: Endpoint, caller: CallerKind): number {
   const organizationRecord = ['/api/v1/organization', '/api/v1/organization/{organizationId}'].includes(endpoint.path);
   if (organizationRecord || endpoint.path.startsWith('/api/v1/organization/{organizationId}/relationships'))
     return write ? 403 : endpoint.success;
+  // The fixture's notification configuration is the workspace's own: its grants reach it, its project's do not.
+  const configuration =
+    /^\/api\/v1\/(?:organization\/\{organizationId\}\/notificationConfiguration|notification_configuration)\/\{notification_configurationId\}/.exec(
+      endpoint.path,
+    );
+  if (configuration !== null) {
+    if (projectGrant) return 404;
+    // The workspace it links, reached through it: a grant never deletes a workspace.
+    return /^\/workspace\/\{\w+\}$/.test(endpoint.path.slice(configuration[0].length)) && endpoint.method === 'DELETE'
+      ? 403
+      : endpoint.success;
+  }
   if (within !== undefined) {
     const rest = endpoint.path.slice(within.length);
+    if (rest === '/notificationConfiguration' && write && projectGrant) return 403;
     const linked = /^\/(vcs|ssh|agent|project)\/\{\w+\}$/.exec(rest);
     if (linked !== null) return linked[1] === 'project' && projectGrant ? (write ? 403 : 200) : 404;
     if (rest.startsWith('/workspaceTag')) return rest !== '/workspaceTag' ? 404 : write ? 422 : endpoint.success;
@@ -254,6 +277,13 @@ describeEachStore('authorization matrix', (context) => {
       schedule: await createRecord(context.server, `/api/v1/organization/${organization}/workspace/${workspace}/schedule`, 'schedule', {
         cron: '0 0 12 * * ?',
       }),
+      notification_configuration: await createRecord(
+        context.server,
+        `/api/v1/organization/${organization}/workspace/${workspace}/notificationConfiguration`,
+        'notification_configuration',
+        // Refused before any connection: a private address no setting lists.
+        { name: 'alerts', channelType: 'WEBHOOK', destinationUrl: 'http://10.0.0.1/hook' },
+      ),
       ...(await globalRecords()),
     };
     // A workspace's webhook, and an event of it: ids their client chooses.
@@ -268,6 +298,12 @@ describeEachStore('authorization matrix', (context) => {
     // Grants to groups no team of the organization names.
     const workspaceGrantee = `granted-${randomUUID()}`;
     const projectGrantee = `granted-${randomUUID()}`;
+    ids.notification_trigger = await createRecord(
+      context.server,
+      `/api/v1/notification_configuration/${ids.notification_configuration ?? ''}/triggers`,
+      'notification_trigger',
+      { jobStatus: 'failed' },
+    );
     ids.access = await createRecord(context.server, `/api/v1/workspace/${workspace}/access`, 'access', {
       name: workspaceGrantee,
       role: 'admin',
@@ -376,6 +412,7 @@ describeEachStore('authorization matrix', (context) => {
         project_access: { role: 'read' },
         webhook: { migratedV2: true },
         webhook_event: { branch: 'develop' },
+        notification_trigger: { jobStatus: 'running' },
       };
       return { data: { type: endpoint.type, id, attributes: changed[endpoint.type] ?? { description: 'changed' } } };
     }
@@ -404,6 +441,8 @@ describeEachStore('authorization matrix', (context) => {
       project_access: { name: `g-${unique}`, role: 'plan' },
       webhook: { migratedV2: false },
       webhook_event: { event: 'PUSH', branch: 'main', path: 'modules/.*' },
+      notification_configuration: { name: `n-${unique}`, channelType: 'SLACK', destinationUrl: 'https://hooks.slack.com/services/x' },
+      notification_trigger: { jobStatus: 'completed' },
     };
     const relationships =
       endpoint.type === 'reference' ? { relationships: { workspace: { data: { type: 'workspace', id: target.spareWorkspace } } } } : {};
@@ -448,6 +487,7 @@ describeEachStore('authorization matrix', (context) => {
     project_access: 'project',
     webhook: 'workspace',
     webhook_event: 'webhook',
+    notification_trigger: 'configuration',
   };
   const parentOf = (type: string) => parents[type] ?? 'organization';
 
@@ -594,6 +634,7 @@ describeEachStore('authorization matrix', (context) => {
         send: (token: string | null) => context.server.get(`/${tool}/index.json`, { token }),
         status: () => 200,
       })),
+      ...notificationCells(target),
       {
         name: 'GET every token',
         operation: 'GET /admin/v1/tokens',
@@ -608,6 +649,65 @@ describeEachStore('authorization matrix', (context) => {
       },
     ];
     return cells;
+  }
+
+  /**
+   * The notification endpoints against the target's workspace configuration, whose destination is
+   * refused (502 for whoever may send): a workspace grant reaches it, a project grant only the
+   * workspace. The target's teams hold every flag, the one without it too.
+   */
+  function notificationCells(target: Fixture) {
+    const { organization, workspace, notification_configuration: configuration } = target.ids;
+    const status = (allowed: number, options: { projectGrant: number; workspaceGrant?: number }) => (caller: CallerKind) => {
+      if ((refusedCallers as readonly string[]).includes(caller)) return 401;
+      if (caller === 'non-member') return 404;
+      if (caller === 'granted on its project') return options.projectGrant;
+      if (caller === 'granted on the workspace') return options.workspaceGrant ?? allowed;
+      return allowed;
+    };
+    const failedDelivery = async () => {
+      await context.server.post(`/notification/v1/configuration/${configuration ?? ''}/test`, {});
+      const deliveries = (await context.server.get(`/notification/v1/workspace/${workspace ?? ''}/deliveries`)).body as { id: string }[];
+      return deliveries[0]?.id ?? '';
+    };
+    return [
+      {
+        name: 'POST a configuration test',
+        operation: 'POST /notification/v1/configuration/{notification_configurationId}/test',
+        send: (token: string | null) => context.server.post(`/notification/v1/configuration/${configuration ?? ''}/test`, {}, { token }),
+        status: status(502, { projectGrant: 404 }),
+      },
+      {
+        name: 'POST a destination test',
+        operation: 'POST /notification/v1/organization/{organizationId}/configuration/test',
+        send: (token: string | null) =>
+          context.server.post(
+            `/notification/v1/organization/${organization ?? ''}/configuration/test`,
+            { channelType: 'WEBHOOK', destinationUrl: 'http://10.0.0.1/hook' },
+            { token },
+          ),
+        status: status(502, { projectGrant: 403, workspaceGrant: 403 }),
+      },
+      {
+        name: "GET a workspace's deliveries",
+        operation: 'GET /notification/v1/workspace/{workspaceId}/deliveries',
+        send: (token: string | null) => context.server.get(`/notification/v1/workspace/${workspace ?? ''}/deliveries`, { token }),
+        status: status(200, { projectGrant: 200 }),
+      },
+      {
+        name: "GET a configuration's deliveries",
+        operation: 'GET /notification/v1/configuration/{notification_configurationId}/deliveries',
+        send: (token: string | null) => context.server.get(`/notification/v1/configuration/${configuration ?? ''}/deliveries`, { token }),
+        status: status(200, { projectGrant: 404 }),
+      },
+      {
+        name: 'POST a retry',
+        operation: 'POST /notification/v1/workspace/{workspaceId}/deliveries/{deliveryId}/retry',
+        send: async (token: string | null) =>
+          context.server.post(`/notification/v1/workspace/${workspace ?? ''}/deliveries/${await failedDelivery()}/retry`, {}, { token }),
+        status: status(200, { projectGrant: 404 }),
+      },
+    ];
   }
 
   before(async () => {

@@ -298,6 +298,22 @@ async function organizationWithEverything(server: TestServer, groups: string[], 
     { event: 'PUSH', branch: 'main', path: 'modules/.*' },
     { id: randomUUID() },
   );
+  ids.notification_configuration = await createRecord(
+    server,
+    `/api/v1/organization/${organization}/workspace/${workspace}/notificationConfiguration`,
+    'notification_configuration',
+    { name: 'alerts', channelType: 'WEBHOOK', destinationUrl: 'http://10.0.0.1/hook', signingSecret: 'hidden' },
+  );
+  // A failed delivery, refused before any connection (a private address no setting lists).
+  await server.post(`/notification/v1/configuration/${ids.notification_configuration}/test`, {});
+  const [delivery] = (await server.get(`/notification/v1/workspace/${workspace}/deliveries`)).body as { id: string }[];
+  ids.delivery = delivery?.id ?? '';
+  ids.notification_trigger = await createRecord(
+    server,
+    `/api/v1/notification_configuration/${ids.notification_configuration}/triggers`,
+    'notification_trigger',
+    { jobStatus: 'failed' },
+  );
   // Records of no organization, one set beside each organization's records.
   ids.action = `hostile.${randomBytes(8).toString('hex')}`;
   const action = await server.post('/api/v1/action', {
@@ -1952,8 +1968,10 @@ const internals: [string, RegExp][] = [
 
 function problemsOf(answer: Answer): string[] {
   const problems: string[] = [];
-  if (answer.status >= 500) problems.push(`status ${answer.status}`);
-  if (answer.status >= 400 && answer.status < 500) {
+  // 502 is a notification destination's failure, told to the client as such, not the server's.
+  const refusedDestination = answer.status === 502 && answer.text.includes('"code":"delivery_failed"');
+  if (answer.status >= 500 && !refusedDestination) problems.push(`status ${answer.status}`);
+  if ((answer.status >= 400 && answer.status < 500) || refusedDestination) {
     const errorDocument = errorDocumentProblem(answer);
     if (errorDocument !== undefined) problems.push(errorDocument);
   }

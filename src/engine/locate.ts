@@ -15,6 +15,11 @@ export interface PathStep {
 export interface CollectionAddress {
   resource: ResourceDeclaration;
   ancestors: readonly PathStep[];
+  /**
+   * A record beside the parent that the path names too (`/organization/{id}/workspace/{id}/...` for
+   * records of the organization linked to that workspace): a create links it through `relationship`.
+   */
+  linked?: { relationship: string; record: RecordAddress };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { sql, type SqlBool } from 'kysely';
 import type { ResourceDeclaration, Row, ToOne } from '../model/index.js';
 import { compileFilter } from '../rsql/compile.js';
 import type { Condition } from '../store/conditions.js';
@@ -27,10 +28,16 @@ export interface RecordPage extends ListResult {
  * checks the parent and its path once; only an empty page asks whether the parent is there (404).
  */
 export async function listRecords(scope: Scope, collection: CollectionAddress, options: ListOptions): Promise<RecordPage> {
-  const { resource, ancestors } = collection;
+  const { resource, ancestors, linked } = collection;
+  // Under a linked record, that record is found first (404): it names the records listed.
+  const linkedRow = linked === undefined ? undefined : await locateRecord(scope, linked.record);
   const lookUp = () => locateParent(scope, ancestors);
   const found = await parentFirst(ancestors, lookUp, () => {
     const where: Condition[] = [];
+    if (linked !== undefined && linkedRow !== undefined) {
+      const link = resource.relationships[linked.relationship] as ToOne;
+      where.push(sql<SqlBool>`${sql.ref(`r.${link.column}`)} = ${String(linkedRow.id)}`);
+    }
     for (const filter of [options.filter, options.filtersByType.get(resource.type)]) {
       if (filter !== undefined) where.push(compileFilter(filter.expression, resource, 'r', filterContext(scope, filter)));
     }

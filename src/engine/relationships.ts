@@ -82,17 +82,25 @@ export async function updateRelationship(
   scope: Scope,
   address: RecordAddress,
   name: string,
-  readLinkage: () => Linkage | null,
+  readLinkage: () => Linkage | null | Linkage[],
   precondition?: Precondition,
 ): Promise<void> {
   const { resource } = address;
   const relationship = relationshipNamed(scope, resource, name);
   const at: Place = { relationship: name, part: 'linkage' };
   await changeRecord(scope, address, 'update', precondition, async (tx, row, tenantId) => {
-    if (relationship.kind === 'toMany' || (relationship.kind === 'unmodeled' && relationship.many)) {
-      throw changedThroughRecords(resource, name);
+    if (relationship.kind === 'toMany') throw changedThroughRecords(resource, name);
+    if (relationship.kind === 'unmodeled' && relationship.many) {
+      // Replaced with nothing, as a client that narrows nothing sends it, it stays as it reads: empty.
+      const members = readLinkage();
+      if (!Array.isArray(members)) throw changedThroughRecords(resource, name);
+      if (members.length === 0) return;
+      throw new ApiError(422, { code: 'not_supported', detail: `Relationship ${name} is not supported yet; send an empty list.`, at });
     }
     const linkage = readLinkage();
+    if (Array.isArray(linkage)) {
+      throw new ApiError(400, { code: 'invalid_document', detail: `Relationship ${name} links one record, not a list.`, at });
+    }
     if (name === resource.parent) {
       // Naming the parent it has changes nothing, as a body may name it; any other is a move.
       const parent = relationship.kind === 'toOne' ? relationship : undefined;

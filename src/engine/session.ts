@@ -10,6 +10,7 @@ import { locateRecord, type CollectionAddress, type RecordAddress } from './loca
 import { listOptions, pageOf, sortKeys, type ListDraft } from './list-input.js';
 import type { IncludeTree, ReadOptions } from './options.js';
 import { permissionsIn, type PermissionPlace } from './permissions.js';
+import { authorizeCreation, usableRecord } from './record-use.js';
 import type { ListResult } from './queries.js';
 import { listRecords, readRelated, withIncluded, type RecordPage, type RecordResult } from './read.js';
 import { listRelatedPages } from './related.js';
@@ -116,13 +117,26 @@ export class Session {
   }
 
   /** Links the to-one relationship `name` of a record to another record, or unlinks it (null). */
-  link(address: RecordAddress, name: string, readLinkage: () => Linkage | null, precondition?: Precondition): Promise<void> {
+  link(address: RecordAddress, name: string, readLinkage: () => Linkage | null | Linkage[], precondition?: Precondition): Promise<void> {
     return updateRelationship(this.scope, address, name, readLinkage, precondition);
   }
 
   /** Adds records to the relationship `name` of a record, or removes them: refused once the record is found writable (403). */
   changeMembers(address: RecordAddress, name: string, precondition?: Precondition): Promise<void> {
     return changeMembers(this.scope, address, name, precondition);
+  }
+
+  /**
+   * A record the caller may `action` (404, 403), for work done with it beyond the API; its secrets
+   * opened when `unseal` says so, for that work alone.
+   */
+  usable(address: RecordAddress, action: 'update' | 'delete', unseal = false): Promise<Row> {
+    return usableRecord(this.scope, address, action, unseal);
+  }
+
+  /** Refuses (404, 403) a caller who may not create records in a collection. */
+  mayCreate(collection: CollectionAddress): Promise<void> {
+    return authorizeCreation(this.scope, collection);
   }
 
   /** The caller's permission flags in a tenant, or in a record directly inside it (404 when it cannot see it). */

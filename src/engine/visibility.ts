@@ -103,12 +103,12 @@ function visibleAs(scope: Readers, resource: ResourceDeclaration, alias: string,
     if (check === 'done') continue;
     const ownerAlias = `${alias}_${name}`;
     const ownerKnown = isParent ? { pathIds: abovePath } : {};
-    conditions.push(
-      rowExists(
-        dialect,
-        sql`select 1 from ${sql.table(owner.table)} as ${sql.id(ownerAlias)} where ${sql.ref(`${ownerAlias}.id`)} = ${ownerId} and ${visibleAs(scope, owner, ownerAlias, ownerKnown, ownerCheck)}`,
-      ),
+    const ownerVisible = rowExists(
+      dialect,
+      sql`select 1 from ${sql.table(owner.table)} as ${sql.id(ownerAlias)} where ${sql.ref(`${ownerAlias}.id`)} = ${ownerId} and ${visibleAs(scope, owner, ownerAlias, ownerKnown, ownerCheck)}`,
     );
+    // A record that may link none (an organization-wide notification, of no workspace) is hidden by none then.
+    conditions.push(isParent || link.required ? ownerVisible : anyOf([sql<SqlBool>`${column(link.column)} is null`, ownerVisible]));
   }
   return allOf(conditions);
 }

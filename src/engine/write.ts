@@ -18,6 +18,7 @@ import { recordInput, type InputReader, type RecordInput } from './input.js';
 import { CreatePlan, noTenant, type TenantId } from './create-plan.js';
 import { locateRecord, tenantIdOf, type CollectionAddress, type RecordAddress } from './locate.js';
 import { authorizeOn, authorizeUpdateEffects, authorizeWrite } from './write-authorization.js';
+import { linkedRecord, linkFromPath } from './path-link.js';
 import type { ReadOptions } from './options.js';
 import { findVisible, insertRow } from './queries.js';
 import { withIncluded, type RecordResult } from './read.js';
@@ -45,14 +46,18 @@ export async function createRecord(
     const plan = new CreatePlan(tx, collection, generated);
     const now = new Date().toISOString();
     const columns = await plan.guard(async () => {
-      // Grants on the parent count (a workspace's, for its variables): the new record lives in it.
+      const linked = await linkedRecord(tx, collection);
+      // Grants on the parent count (a workspace's, for its variables): the new record lives in it;
+      // or on the record the path links it to, through which grants reach it.
       const place = async () => {
+        if (linked !== undefined) return linked.held;
         const parent = await plan.parent();
         const step = collection.ancestors.at(-1);
         return step === undefined || parent === undefined ? undefined : { resource: step.resource, row: parent };
       };
-      await authorizeWrite(tx, resource, 'create', { tenantId: plan.tenantId, place });
+      await authorizeWrite(tx, resource, 'create', { tenantId: plan.tenantId, place, grants: linked?.grants });
       const { id, ...input } = recordInput(tx.engine.registry, resource, readInput(), { action: 'create' });
+      if (linked !== undefined) linkFromPath(resource, input.relationships, linked);
       const record = { id: id ?? generated, parentId: collection.ancestors.at(-1)?.id, tenantId: plan.tenantId, ...input };
       return recordColumns(tx, resource, record, now);
     });

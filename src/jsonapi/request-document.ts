@@ -47,14 +47,22 @@ function linkDraft(linkage: unknown): LinkDraft {
   return { kind: 'malformed', code: 'invalid_value', detail: 'A relationship links {type, id} or null.' };
 }
 
-/** A to-one relationship document: `{"data": {"type", "id"}}` or `{"data": null}`. */
-export function parseLinkageDocument(body: unknown): Linkage | null {
+/**
+ * A relationship document: `{"data": {"type", "id"}}` or `{"data": null}` for a to-one one; a list
+ * of those for a to-many one.
+ */
+export function parseLinkageDocument(body: unknown): Linkage | null | Linkage[] {
   const data = isObject(body) ? body.data : undefined;
   if (data === null) return null;
+  if (Array.isArray(data)) return data.map((member, index) => linkageAt(member, `/data/${index}`));
+  return linkageAt(data, '/data');
+}
+
+function linkageAt(data: unknown, pointer: string): Linkage {
   if (isObject(data) && typeof data.type === 'string' && typeof data.id === 'string' && data.id !== '')
     return { type: data.type, id: data.id };
-  throw badRequest('invalid_document', 'A to-one relationship document is {"data": {"type", "id"}} or {"data": null}.', {
-    pointer: '/data',
+  throw badRequest('invalid_document', 'A relationship document is {"data": {"type", "id"}}, {"data": null} or {"data": [...]}.', {
+    pointer,
   });
 }
 

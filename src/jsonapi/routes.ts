@@ -1,5 +1,5 @@
 import type { CollectionAddress, RecordAddress } from '../engine/index.js';
-import { allOperations, type Operation, type Registry, type ResourceDeclaration, type ToOne } from '../model/index.js';
+import { allOperations, type Operation, type Registry, type ResourceDeclaration, type ToMany, type ToOne } from '../model/index.js';
 
 export const apiPrefix = '/api/v1';
 
@@ -14,6 +14,12 @@ export interface Mount {
    * of the linked record's id.
    */
   through?: { mount: Mount; relationship: ToOne; parameter: string };
+  /**
+   * Set when the records are those of the parent linked to a record beside them, under that
+   * record's path (`/organization/{id}/workspace/{workspaceId}/notificationConfiguration`): that
+   * record's mount and the relationship that links it.
+   */
+  linked?: { mount: Mount; relationship: string };
 }
 
 export type RouteKind = Operation | 'readRelated' | 'readRelationship' | 'updateRelationship' | 'changeRelationshipMembers';
@@ -81,12 +87,43 @@ export function routesOf(registry: Registry): Route[] {
       }
     }
     for (const child of registry.childrenOf(resource)) mountAt(child, [...ancestors, resource], recordPath, allOperations);
+    for (const [name, relationship] of linkedCollections(registry, resource, ancestors.at(-1))) {
+      const linked: Mount = {
+        resource: registry.target(relationship.listing),
+        ancestors,
+        linked: { mount, relationship: relationship.link },
+      };
+      for (const kind of ['list', 'create'] as const)
+        routes.push({ method: operationRoutes[kind].method, path: `${recordPath}/${name}`, kind, mount: linked });
+    }
   };
   for (const resource of registry.all()) {
     if (resource.parent === undefined) mountAt(resource, [], apiPrefix, allOperations);
     else if (resource.atRoot !== undefined) mountAt(resource, [], apiPrefix, resource.atRoot);
   }
   return routes;
+}
+
+/**
+ * The to-many relationships of a resource that list records living beside it, under the same
+ * parent, and linking it through a to-one relationship of theirs (a workspace's notification
+ * configurations, records of its organization): listed and created under the resource's path too.
+ */
+function linkedCollections(
+  registry: Registry,
+  resource: ResourceDeclaration,
+  parent: ResourceDeclaration | undefined,
+): [string, { listing: ToMany; link: string }][] {
+  if (parent === undefined) return [];
+  return Object.entries(resource.relationships).flatMap(([name, listing]): [string, { listing: ToMany; link: string }][] => {
+    if (listing.kind !== 'toMany') return [];
+    const target = registry.target(listing);
+    if (registry.parentOf(target) !== parent) return [];
+    const link = Object.entries(target.relationships).find(
+      ([linkName, r]) => linkName !== target.parent && r.kind === 'toOne' && r.type === resource.type && r.column === listing.column,
+    );
+    return link === undefined ? [] : [[name, { listing, link: link[0] }]];
+  });
 }
 
 /**
@@ -107,10 +144,12 @@ type Params = Readonly<Record<string, string | undefined>>;
 
 /** The collection a collection path names. */
 export function collectionAt(mount: Mount, params: Params): CollectionAddress {
-  return {
+  const collection = {
     resource: mount.resource,
     ancestors: mount.ancestors.map((resource) => ({ resource, id: params[idParameter(resource)] ?? '' })),
   };
+  if (mount.linked === undefined) return collection;
+  return { ...collection, linked: { relationship: mount.linked.relationship, record: recordAt(mount.linked.mount, params) } };
 }
 
 /** The record a record path names. */

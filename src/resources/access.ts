@@ -33,5 +33,6 @@ export const access = defineResource({
     workspace: toOne('workspace', 'workspace_id'),
   },
   unique: ['name'],
-  grant: grantRules(),
+  // A workspace's own notification configurations are records of its organization that link it.
+  grant: grantRules([{ type: 'notification_configuration', through: 'workspace' }]),
 });

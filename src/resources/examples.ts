@@ -60,6 +60,16 @@ export const resourceExamples: Record<string, AttributeValues> = {
   federated_claim: { claimKey: 'repository', claimValue: 'acme/network' },
   webhook: { migratedV2: false },
   webhook_event: { event: 'PUSH', branch: 'main,release-.*', path: 'network/*', pathType: 'PATTERN', priority: 1 },
+  notification_configuration: {
+    name: 'Prod alerts',
+    description: 'Pages on-call when a prod run fails',
+    channelType: 'WEBHOOK',
+    destinationUrl: 'https://hooks.example.com/stratum',
+    signingSecret: 'a shared secret',
+    active: true,
+    messageStyle: 'DETAILED',
+  },
+  notification_trigger: { jobStatus: 'failed' },
 };
 
 /**

@@ -6,6 +6,7 @@ import { collection } from './collection.js';
 import { federated, federatedClaim } from './federated.js';
 import { globalvar } from './globalvar.js';
 import { item } from './item.js';
+import { notificationConfiguration, notificationTrigger } from './notification.js';
 import { organization } from './organization.js';
 import { projectAccess } from './project-access.js';
 import { project } from './project.js';
@@ -24,6 +25,7 @@ import { workspace } from './workspace.js';
 
 export { recordPolicies, tokenPolicies } from './policies.js';
 export { permissionScopes, unmodeledRecords } from './terrakube-compat.js';
+export { notificationRecords } from './notification.js';
 
 /** Every resource the API serves, checked once at start. */
 export const registry = new Registry(
@@ -51,6 +53,8 @@ export const registry = new Registry(
     projectAccess,
     webhook,
     webhookEvent,
+    notificationConfiguration,
+    notificationTrigger,
   ],
   terrakubeConventions,
 );

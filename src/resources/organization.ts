@@ -25,6 +25,7 @@ export const organization = defineResource({
     globalvar: toMany('globalvar', 'organization_id'),
     ssh: toMany('ssh', 'organization_id'),
     agent: toMany('agent', 'organization_id'),
+    notificationConfiguration: toMany('notification_configuration', 'organization_id'),
   },
   softDelete: 'disabled',
   unique: ['name'],

@@ -65,6 +65,11 @@ export const recordPolicies: Record<string, RecordRules> = {
   // with manageWorkspace (a project grant: the admin role) grant others on that workspace or
   // project; here a grant never passes itself on.
   access: needs('manageWorkspace'),
+  // As in Terrakube ("team manage notification configuration"): an organization-wide configuration
+  // by teams that manage workspaces; a workspace's own also by a grant with manageWorkspace on that
+  // workspace (its project's grants do not reach it here). Its triggers change with it.
+  notification_configuration: writes(holdsOrGranted('manageWorkspace')),
+  notification_trigger: writes(holdsOrGranted('manageWorkspace')),
   project_access: needs('manageWorkspace'),
 };
 

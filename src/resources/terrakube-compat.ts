@@ -19,7 +19,9 @@ export const terrakubeConventions: ClientConventions = {
     webhook: 'toOne',
     module: 'toMany',
     provider: 'toMany',
-    notificationConfiguration: 'toMany',
+    // The templates a notification configuration is narrowed to: not stored yet (it fires for every
+    // template, and Stratum has no jobs to fire on); an empty list replaces it.
+    templates: 'toMany',
   },
 };
 
@@ -31,19 +33,9 @@ export const permissionScopes: readonly string[] = ['workspace'];
 
 /**
  * The records of unmodeled relationships that Terrakube's web UI reads through GraphQL (its
- * notification pages), with the fields it asks for: served as empty lists until Stratum models them.
+ * notification editor reads a configuration's templates), with the fields it asks for: served as
+ * empty lists until Stratum models them.
  */
 export const unmodeledRecords: Readonly<Record<string, UnmodeledRecord>> = {
-  notificationConfiguration: {
-    on: ['organization', 'workspace'],
-    fields: {
-      name: 'string',
-      description: 'string',
-      channelType: 'string',
-      destinationUrl: 'string',
-      active: 'boolean',
-      messageStyle: 'string',
-      workspace: { linksTo: 'workspace' },
-    },
-  },
+  templates: { on: ['notification_configuration'], fields: {} },
 };

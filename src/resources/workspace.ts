@@ -50,6 +50,8 @@ export const workspace = defineResource({
     access: toMany('access', 'workspace_id'),
     // Its VCS webhook, one at most: read as a to-one link, as Terrakube's web UI reads it.
     webhook: toMany('webhook', 'workspace_id', { atMostOne: true }),
+    // Records of the organization that name this workspace: listed and created under its path too.
+    notificationConfiguration: toMany('notification_configuration', 'workspace_id'),
   },
   softDelete: 'deleted',
   unique: ['name'],

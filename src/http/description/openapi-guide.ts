@@ -18,6 +18,11 @@ const endpointGroups: { prefix: string; tag: string; description: string }[] = [
   { prefix: '/api/v1/operations', tag: 'atomic operations', description: 'Several writes in one transaction, all or none.' },
   { prefix: '/terraform/', tag: 'version lists', description: 'The Terraform and OpenTofu versions the workspace pages offer; public.' },
   { prefix: '/tofu/', tag: 'version lists', description: 'The Terraform and OpenTofu versions the workspace pages offer; public.' },
+  {
+    prefix: '/notification/v1',
+    tag: 'notification deliveries',
+    description: 'Test messages to notification destinations, and the deliveries of a workspace, with their retry.',
+  },
 ];
 
 /**

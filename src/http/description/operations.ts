@@ -70,6 +70,12 @@ const errorStatuses: Record<number, { description: string; code: string; title: 
     detail: 'name is required.',
     source: { pointer: '/data/attributes/name' },
   },
+  502: {
+    description: 'The destination refused the message, did not answer in time, or may not be called.',
+    code: 'delivery_failed',
+    title: 'Bad Gateway',
+    detail: 'The notification was not delivered: hooks.example.com answered 500.',
+  },
   503: {
     description: 'The database is unavailable, or the server is busy or stopping.',
     code: 'database_unavailable',

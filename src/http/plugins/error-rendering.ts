@@ -16,7 +16,9 @@ export function renderError(log: Logger) {
   return (error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const apiError = toApiError(error);
     noteFailure(request, apiError);
-    if (apiError.status >= 500 && apiError.status !== 503) {
+    // 503 is the database or the server's load, 502 a notification destination's failure, both told
+    // to the client: neither is a failure of this server to log.
+    if (apiError.status >= 500 && apiError.status !== 503 && apiError.status !== 502) {
       log.error(
         { reqId: request.id, error: describeError(error), method: request.method, path: request.url.split('?')[0] },
         'request failed',

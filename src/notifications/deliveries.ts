@@ -1,0 +1,195 @@
+import type { Kysely } from 'kysely';
+import type { Database, Row } from '../model/index.js';
+import type { Destinations } from '../outbound/destinations.js';
+import { postJson, type OutboundLimits } from '../outbound/post.js';
+import { newRecordId } from '../store/record-id.js';
+import { messageBody, signature, signatureHeader, type NotificationEvent } from './messages.js';
+
+/** A configuration as delivery needs it, its signing secret opened. */
+export interface DeliveryTarget {
+  id: string;
+  /** The workspace it is of; null for an organization-wide one. */
+  workspaceId: string | null;
+  name: string;
+  channelType: string;
+  destinationUrl: string;
+  messageStyle: string;
+  signingSecret: string | null;
+  active: boolean;
+}
+
+/** A delivery as Terrakube's web UI lists it, with what the destination answered. */
+export interface DeliveryView {
+  id: string;
+  configurationId: string;
+  jobId: number;
+  configurationName: string;
+  channelType: string;
+  event: string;
+  status: 'SENT' | 'FAILED';
+  attemptCount: number;
+  lastAttemptAt: string | null;
+  lastError: string | null;
+  responseStatus: number | null;
+  /** The start of the destination's answer, at most `storedAnswerChars` characters. */
+  responseBody: string | null;
+  durationMs: number | null;
+  createdDate: string;
+}
+
+/** The most characters of a destination's answer kept with a delivery. */
+export const storedAnswerChars = 2048;
+const table = 'notification_delivery';
+
+/**
+ * Delivers messages to notification destinations and records each delivery with its answer: the
+ * one door through which a test, a retry, and later a job's status reach the outside. The newest
+ * `kept` deliveries of each configuration are kept. What is stored never holds the destination or
+ * the secret: only the message, the answer's status and start, and why it failed.
+ */
+export class Notifier {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly destinations: Destinations,
+    private readonly limits: OutboundLimits,
+    private readonly kept: number,
+  ) {}
+
+  /** Sends a message for `event` without recording it (a destination tried before it is saved). */
+  async tryOut(target: DeliveryTarget, event: NotificationEvent): Promise<string | undefined> {
+    const outcome = await this.send(target, messageBody(styleOf(target), event));
+    return outcome.error;
+  }
+
+  /** Sends a message for `event` to the configuration's destination and records the delivery. */
+  async deliver(target: DeliveryTarget, event: NotificationEvent): Promise<DeliveryView> {
+    const payload = messageBody(styleOf(target), event);
+    const id = newRecordId();
+    const now = new Date().toISOString();
+    await this.db
+      .insertInto(table)
+      .values({
+        id,
+        configuration_id: target.id,
+        workspace_id: target.workspaceId,
+        configuration_name: target.name,
+        channel_type: target.channelType,
+        event: event.kind,
+        job_id: event.jobId,
+        payload,
+        status: 'PENDING',
+        attempt_count: 0,
+        created_date: now,
+      })
+      .execute();
+    const view = await this.attempt(target, id, payload, 0);
+    await this.prune(target.id);
+    return view;
+  }
+
+  /** Sends a failed delivery's message again, to the configuration as it is now. */
+  async retry(target: DeliveryTarget, delivery: Row): Promise<DeliveryView> {
+    return this.attempt(target, String(delivery.id), String(delivery.payload), Number(delivery.attempt_count));
+  }
+
+  /** A delivery by id; undefined when there is none. */
+  async find(id: string): Promise<Row | undefined> {
+    return this.db.selectFrom(table).selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** The newest deliveries of a workspace's configurations, or of one configuration. */
+  async recent(where: { workspaceId: string } | { configurationId: string }, limit: number): Promise<DeliveryView[]> {
+    const [column, value] = 'workspaceId' in where ? ['workspace_id', where.workspaceId] : ['configuration_id', where.configurationId];
+    const rows = await this.db
+      .selectFrom(table)
+      .selectAll()
+      .where(column, '=', value)
+      .orderBy('created_date', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map(viewOf);
+  }
+
+  private async attempt(target: DeliveryTarget, id: string, payload: string, attempts: number): Promise<DeliveryView> {
+    const outcome = await this.send(target, payload);
+    const answer = outcome.body === '' ? null : outcome.body.slice(0, storedAnswerChars);
+    await this.db
+      .updateTable(table)
+      .set({
+        status: outcome.error === undefined ? 'SENT' : 'FAILED',
+        attempt_count: attempts + 1,
+        response_status: outcome.status ?? null,
+        response_body: answer,
+        duration_ms: outcome.durationMs,
+        last_error: outcome.error ?? null,
+        last_attempt_at: new Date().toISOString(),
+        configuration_name: target.name,
+        channel_type: target.channelType,
+      })
+      .where('id', '=', id)
+      .execute();
+    const row = await this.find(id);
+    if (row === undefined) throw new Error(`delivery ${id} vanished while it was recorded`);
+    return viewOf(row);
+  }
+
+  private send(target: DeliveryTarget, payload: string) {
+    // Only generic webhooks are signed, as in Terrakube: Slack and Teams ignore any header.
+    const signed = target.channelType === 'WEBHOOK' && target.signingSecret !== null && target.signingSecret !== '';
+    const headers: Record<string, string> = signed ? { [signatureHeader]: signature(target.signingSecret ?? '', payload) } : {};
+    return postJson(this.destinations, this.limits, target.destinationUrl, payload, headers);
+  }
+
+  /** Keeps the newest `kept` deliveries of a configuration. */
+  private async prune(configurationId: string): Promise<void> {
+    const boundary = await this.db
+      .selectFrom(table)
+      .select(['created_date', 'id'])
+      .where('configuration_id', '=', configurationId)
+      .orderBy('created_date', 'desc')
+      .orderBy('id', 'desc')
+      .offset(this.kept)
+      .limit(1)
+      .executeTakeFirst();
+    if (boundary === undefined) return;
+    await this.db
+      .deleteFrom(table)
+      .where('configuration_id', '=', configurationId)
+      .where((eb) =>
+        eb.or([
+          eb('created_date', '<', boundary.created_date),
+          eb.and([eb('created_date', '=', boundary.created_date), eb('id', '<=', boundary.id)]),
+        ]),
+      )
+      .execute();
+  }
+}
+
+const styleOf = (target: DeliveryTarget) => ({
+  channelType: target.channelType,
+  messageStyle: target.messageStyle,
+  configurationName: target.name,
+});
+
+const textOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+const numberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+function viewOf(row: Row): DeliveryView {
+  return {
+    id: String(row.id),
+    configurationId: String(row.configuration_id),
+    jobId: Number(row.job_id),
+    configurationName: String(row.configuration_name),
+    channelType: String(row.channel_type),
+    event: String(row.event),
+    status: row.status === 'SENT' ? 'SENT' : 'FAILED',
+    attemptCount: Number(row.attempt_count),
+    lastAttemptAt: textOrNull(row.last_attempt_at),
+    lastError: textOrNull(row.last_error),
+    responseStatus: numberOrNull(row.response_status),
+    responseBody: textOrNull(row.response_body),
+    durationMs: numberOrNull(row.duration_ms),
+    createdDate: String(row.created_date),
+  };
+}

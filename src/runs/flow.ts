@@ -57,20 +57,23 @@ const maxSteps = 100;
 const maxCommands = 50;
 const maxScriptBytes = 64 * 1024;
 
-const stepKeys = new Set([
-  'type',
-  'step',
-  'name',
-  'team',
-  'ignoreError',
-  'commands',
-  'onFailure',
-  'onReject',
-  'templates',
-  'inputsEnv',
-  'inputsTerraform',
-  'importCommands',
-]);
+// The keys a step may have: FlowStep's, and importCommands (refused with its own reason).
+const stepKeys = new Set(
+  Object.keys({
+    type: true,
+    step: true,
+    name: true,
+    team: true,
+    ignoreError: true,
+    commands: true,
+    onFailure: true,
+    onReject: true,
+    templates: true,
+    inputsEnv: true,
+    inputsTerraform: true,
+    importCommands: true,
+  } satisfies Record<keyof FlowStep | 'importCommands', true>),
+);
 const commandKeys = new Set(['runtime', 'script', 'priority', 'before', 'after', 'verbose', 'beforeInit']);
 
 class FlowProblem extends Error {}

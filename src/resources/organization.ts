@@ -25,6 +25,8 @@ export const organization = defineResource({
     globalvar: toMany('globalvar', 'organization_id'),
     ssh: toMany('ssh', 'organization_id'),
     agent: toMany('agent', 'organization_id'),
+    module: toMany('module', 'organization_id'),
+    provider: toMany('provider', 'organization_id'),
   },
   softDelete: 'disabled',
   unique: ['name'],

@@ -63,6 +63,13 @@ export const recordPolicies: Record<string, RecordRules> = {
   // project; here a grant never passes itself on.
   access: needs('manageWorkspace'),
   project_access: needs('manageWorkspace'),
+  // Terrakube: "team manage module" / "team manage provider"; a module's versions are read from git
+  // by the server, and whoever may manage modules may also change them by hand.
+  module: needs('manageModule'),
+  module_version: needs('manageModule'),
+  provider: needs('manageProvider'),
+  version: needs('manageProvider'),
+  implementation: needs('manageProvider'),
 };
 
 /**

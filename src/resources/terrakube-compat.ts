@@ -15,8 +15,6 @@ export const terrakubeConventions: ClientConventions = {
     job: 'toMany',
     history: 'toMany',
     webhook: 'toOne',
-    module: 'toMany',
-    provider: 'toMany',
     notificationConfiguration: 'toMany',
   },
 };

@@ -10,6 +10,7 @@ import { listIndexes } from './migrations/0006-list-indexes.js';
 import { tokenAudit } from './migrations/0007-token-audit.js';
 import { teamAccess } from './migrations/0008-team-access.js';
 import { schedulesActionsFederated } from './migrations/0009-schedules-actions-federated.js';
+import { registry } from './migrations/0010-registry.js';
 
 /** The one migration history of both stores, in order; a migration, once released, never changes. */
 const history: readonly (readonly [name: string, build: (dialect: Dialect) => Migration])[] = [
@@ -22,6 +23,7 @@ const history: readonly (readonly [name: string, build: (dialect: Dialect) => Mi
   ['0007-token-audit', tokenAudit],
   ['0008-team-access', teamAccess],
   ['0009-schedules-actions-federated', schedulesActionsFederated],
+  ['0010-registry', registry],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

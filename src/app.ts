@@ -107,7 +107,7 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
   const oidc = config.oidc === undefined ? undefined : new OidcVerifier(config.oidc, config.adminGroup);
   const tokenEndpoints = [...tokenRoutes(engine, permissionScopes), ...adminTokenRoutes(engine)];
   const releaseEndpoints = releaseRoutes(config.releases, log);
-  const registryEndpoints = [...registryRoutes(engine, registryRecords), publicRegistryRoute];
+  const registryEndpoints = registryRoutes(engine, registryRecords);
 
   if (config.corsOrigins.length > 0) void app.register(crossOrigin, { origins: config.corsOrigins });
   void app.register(bodyParsing);
@@ -127,7 +127,8 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
     await api.register(atomicRoute, { engine, atomic: new AtomicOperations(registry, routes) });
     await api.register(graphqlRoute, { engine, unmodeled: unmodeledRecords, log });
     registerDescribedRoutes(api, tokenEndpoints);
-    registerDescribedRoutes(api, registryEndpoints);
+    // Not in the API description: it exists only to say that it is not offered.
+    registerDescribedRoutes(api, [...registryEndpoints, publicRegistryRoute]);
   });
   const version = packageVersion();
   const description = openApiDocument(

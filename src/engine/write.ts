@@ -173,10 +173,12 @@ function writeContext(tx: Scope, tenantId: TenantId, now: string): WriteContext 
       if (row === undefined) throw new Error(`inserting into ${resource.table} returned no row`);
       await resource.afterCreate?.(writeContext(tx, tenantId, now), row);
     },
-    removeChildren: async (resource, parentId) => {
+    removeChildren: async (resource, parentId, keep = () => false) => {
       const link = registry.parentLink(resource);
       if (link === undefined) throw new Error(`${resource.type} has no parent`);
-      await tx.db.deleteFrom(resource.table).where(link.column, '=', parentId).execute();
+      const rows = await tx.db.selectFrom(resource.table).selectAll().where(link.column, '=', parentId).execute();
+      const gone = rows.filter((row) => !keep(row)).map((row) => row.id);
+      if (gone.length > 0) await tx.db.deleteFrom(resource.table).where('id', 'in', gone).execute();
     },
     set: async (resource, id, values) => {
       await tx.db.updateTable(resource.table).set(toColumns(resource, values)).where('id', '=', id).execute();

@@ -20,8 +20,11 @@ export interface WriteContext {
   tenant(): Promise<Row>;
   /** Creates a record of `resource` under `parentId`, in the same transaction and as the same caller. */
   insert(resource: ResourceDeclaration, parentId: string, values: AttributeValues): Promise<void>;
-  /** Deletes every record of `resource` under `parentId` (records the hook derives and derives again). */
-  removeChildren(resource: ResourceDeclaration, parentId: string): Promise<void>;
+  /**
+   * Deletes the records of `resource` under `parentId` that the hook derives and derives again:
+   * every one but those `keep` accepts (records a client made by hand).
+   */
+  removeChildren(resource: ResourceDeclaration, parentId: string, keep?: (row: Row) => boolean): Promise<void>;
   /** Sets attributes of a record the write made or changed, which the server maintains (read-only ones too). */
   set(resource: ResourceDeclaration, id: string, values: AttributeValues): Promise<void>;
   /**

@@ -55,7 +55,8 @@ export async function readModuleVersions(context: WriteContext, module: Row, res
       },
     );
     const id = String(module.id);
-    await context.removeChildren(moduleVersion, id);
+    // Versions a client added by hand name no tag, and stay.
+    await context.removeChildren(moduleVersion, id, (row) => row.git_tag === null);
     for (const tag of versions) {
       await context.insert(moduleVersion, id, { version: tag.version, gitTag: tag.name, commit: tag.commit, ...details.get(tag.name) });
     }

@@ -34,8 +34,8 @@ export const publicRegistryRoute: DescribedRoute = {
   url: '/registry/v1/providers/*',
   operationId: 'public_registry_search',
   summary: 'Searching or importing providers of the public registry: not offered (404 saying so)',
-  success: { status: 200, description: 'Never: the answer is always the 404 below.' },
-  errors: [401, 404],
+  success: { status: 404, description: 'Always the error saying so.' },
+  errors: [401],
   handler: () =>
     Promise.reject(
       new ApiError(404, {

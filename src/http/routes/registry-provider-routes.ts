@@ -28,7 +28,7 @@ export function providerRoutes(engine: Engine, lookups: RegistryLookups): Descri
     return [place, { resource: records.provider, id: String(row.id) }] as Place[];
   };
   const platform: JsonSchema = { type: 'object', properties: { os: { type: 'string' }, arch: { type: 'string' } } };
-  const example = { namespace: 'simple', type: 'random' };
+  const example = { namespace: 'acme', type: 'random' };
   return [
     {
       method: 'GET',

@@ -46,7 +46,8 @@ export function registryRoutes(engine: Engine, names: RegistryRecords): Describe
   };
 
   const moduleParams = { namespace: pathText, name: pathText, provider: pathText };
-  const moduleExample = { namespace: 'simple', name: 'network', provider: 'aws' };
+  // The names of the resource examples' organization and module, so that the examples succeed.
+  const moduleExample = { namespace: 'acme', name: 'network', provider: 'aws' };
   const routes: DescribedRoute[] = [
     {
       method: 'GET',

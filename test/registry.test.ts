@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, it } from 'node:test';
 import { GitServer } from './git-server.ts';
+import { data, literal, nodes } from './graphql-helpers.ts';
 import { assertError, createOrganization, createRecord, createVcs, describeEachStore } from './harness.ts';
 
 const mainTf = `variable "region" {
@@ -251,6 +252,26 @@ describeEachStore('the private registry', (context) => {
       source_url: build.sourceUrl,
     });
     assertError(await context.server.get(`/terraform/providers/v1/${organizationName}/random/3.6.0/download/darwin/arm64`), 404);
+  });
+
+  it("reads the organization's modules with their versions, and providers, through GraphQL, as Terrakube names them", async () => {
+    const answer = await data(
+      context.server,
+      `{ organization(ids: [${literal(organization)}]) { edges { node { module(filter: "name==network") { edges { node { name provider latestVersion registryPath version { edges { node { version gitTag } } } } } } provider { edges { node { name version { edges { node { versionNumber implementation { edges { node { os arch } } } } } } } } } } } } }`,
+    );
+    const [found] = nodes(answer.organization);
+    const [network] = nodes(found?.module as never);
+    assert.ok(network !== undefined);
+    assert.equal(network.latestVersion, '1.1.0');
+    assert.deepEqual(
+      nodes(network.version as never)
+        .map((v) => v.gitTag)
+        .sort(),
+      ['v1.0.0', 'v1.1.0'],
+    );
+    const [random] = nodes(found?.provider as never);
+    const [version] = nodes(random?.version as never);
+    assert.deepEqual(nodes(version?.implementation as never), [{ os: 'linux', arch: 'amd64' }]);
   });
 
   it('says clearly that the public registry is not searched', async () => {

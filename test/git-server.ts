@@ -109,6 +109,11 @@ export class GitServer {
     execFileSync('git', ['--git-dir', path.join(this.root, `${name}.git`), 'tag', tag, 'HEAD']);
   }
 
+  /** Deletes a repository, as a host does when it goes away. */
+  remove(name: string): void {
+    rmSync(path.join(this.root, `${name}.git`), { recursive: true, force: true });
+  }
+
   async stop(): Promise<void> {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     rmSync(this.root, { recursive: true, force: true });

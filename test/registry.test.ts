@@ -156,6 +156,23 @@ describeEachStore('the private registry', (context) => {
     assert.deepEqual(list.body.data, [], 'no module was stored by a refused publish');
   });
 
+  it('refuses a new source it cannot read (422), and says when a repository read before is gone (502)', async () => {
+    const vanishing = git.repository('vanishing', [{ files: { 'main.tf': '' }, tags: ['v0.1.0'] }]);
+    const created = await publish({ name: 'vanishing', source: vanishing });
+    assert.equal(created.status, 201, created.text);
+    const id = created.body.data.id;
+    const moved = await context.server.patch(`${modules()}/${id}`, {
+      data: { type: 'module', id, attributes: { source: git.url('nowhere') } },
+    });
+    assertError(moved, 422, '/data/attributes/source');
+    git.remove('vanishing');
+    const refreshed = await context.server.patch(`${modules()}/${id}`, { data: { type: 'module', id, attributes: {} } });
+    const [problem] = assertError(refreshed, 502);
+    assert.match(problem?.detail ?? '', /could not be read/);
+    const versions = await context.server.get(`/terraform/modules/v1/${organizationName}/vanishing/aws/versions`);
+    assert.deepEqual(versions.body.modules[0].versions, [{ version: '0.1.0' }], 'a failed read changes nothing');
+  });
+
   it("refuses another organization's VCS connection, and shows nothing to another organization's member", async () => {
     const other = await createOrganization(context.server);
     const otherVcs = await createVcs(context.server, other, { accessToken: token });

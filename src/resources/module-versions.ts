@@ -19,12 +19,16 @@ interface TaggedVersion extends GitTag {
 /**
  * Reads a module's versions from its repository's tags and records them anew, with the files of
  * the newest ones; the module's latest version follows. A repository that cannot be read fails the
- * write: 422 when the module is published (its source or credentials are wrong), 502 afterwards
- * (the repository was read before).
+ * write: 422 at `source` when the module is published or its source changes (the address or the
+ * credentials are wrong), 502 when a repository read before cannot be reached now.
  */
-export async function readModuleVersions(context: WriteContext, module: Row, resource: ResourceDeclaration): Promise<void> {
+export async function readModuleVersions(
+  context: WriteContext,
+  module: Row,
+  resource: ResourceDeclaration,
+  sourceIsNew: boolean,
+): Promise<void> {
   const remote = await remoteOf(context, module);
-  const published = module.created_date === module.updated_date;
   try {
     const prefix = typeof module.tag_prefix === 'string' ? module.tag_prefix : '';
     const versions = taggedVersions(await listTags(remote), prefix);
@@ -64,7 +68,7 @@ export async function readModuleVersions(context: WriteContext, module: Row, res
   } catch (error) {
     if (!(error instanceof GitFailure)) throw error;
     const detail = `The repository could not be read: ${error.message}.`;
-    if (published || !error.remote) throw new ApiError(422, { code: 'invalid_value', detail, at: { attribute: 'source' } });
+    if (sourceIsNew || !error.remote) throw new ApiError(422, { code: 'invalid_value', detail, at: { attribute: 'source' } });
     throw new ApiError(502, { code: 'repository_unavailable', detail });
   }
 }

@@ -9,6 +9,7 @@ import {
   type IntegerAttribute,
   type PendingWrite,
   type ResourceDeclaration,
+  type Row,
 } from '../model/index.js';
 import { readModuleVersions } from './module-versions.js';
 
@@ -46,9 +47,20 @@ export const terraformModule: ResourceDeclaration = defineResource({
   },
   indexes: [['name']],
   beforeWrite: checkModule,
-  afterCreate: (context, row) => readModuleVersions(context, row, terraformModule),
-  afterUpdate: (context, row) => readModuleVersions(context, row, terraformModule),
+  afterCreate: (context, row) => readModuleVersions(context, row, terraformModule, true),
+  afterUpdate: (context, row) => readModuleVersions(context, row, terraformModule, takeSourceChange(row)),
 });
+
+/**
+ * The modules whose update in progress sends a new source: a repository that cannot be read is then
+ * the client's error (422), not an outage of one read before (502). Set before the update's write
+ * and taken after it, in the same transaction.
+ */
+const sourceChanges = new Set<string>();
+
+function takeSourceChange(row: Row): boolean {
+  return sourceChanges.delete(String(row.id));
+}
 
 /** Names that fit the registry protocol's paths, a source git can read, and the registry path. */
 async function checkModule(write: PendingWrite): Promise<void> {
@@ -73,6 +85,7 @@ async function checkModule(write: PendingWrite): Promise<void> {
       problems.map((p) => ({ code: 'invalid_value', detail: p.detail, at: { attribute: p.attribute } })),
     );
   }
+  if (current !== undefined && typeof source === 'string' && source !== current.source) sourceChanges.add(String(current.id));
   const name = values.name ?? current?.name;
   const provider = values.provider ?? current?.provider;
   const organization = await write.tenant();

@@ -23,6 +23,8 @@ import { health } from './http/routes/health.js';
 import type { Metrics } from './http/metrics.js';
 import { requestMetrics } from './http/plugins/request-metrics.js';
 import { releaseRoutes } from './http/routes/release-routes.js';
+import { discoveryRoute, publicRegistryRoute } from './http/routes/registry-discovery.js';
+import { registryRoutes } from './http/routes/registry-routes.js';
 import { openApiDocument } from './http/description/openapi.js';
 import { withGuide } from './http/description/openapi-guide.js';
 import { requestIdOf, stampRequestId } from './http/plugins/request-id.js';
@@ -38,7 +40,15 @@ import { AtomicOperations } from './jsonapi/atomic.js';
 import { routesOf } from './jsonapi/routes.js';
 import type { Logger } from './log.js';
 import { atomicExample, resourceExamples } from './resources/examples.js';
-import { notificationRecords, permissionScopes, registry, recordPolicies, tokenPolicies, unmodeledRecords } from './resources/index.js';
+import {
+  notificationRecords,
+  permissionScopes,
+  registry,
+  registryRecords,
+  recordPolicies,
+  tokenPolicies,
+  unmodeledRecords,
+} from './resources/index.js';
 import type { SecretCipher } from './secrets/cipher.js';
 import type { Store } from './store/database.js';
 import { withStatementLog } from './store/statement-log.js';
@@ -118,6 +128,7 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
     ...notificationRoutes(engine, notifier, notificationRecords),
   ];
   const releaseEndpoints = releaseRoutes(config.releases, log);
+  const registryEndpoints = registryRoutes(engine, registryRecords);
 
   if (config.corsOrigins.length > 0) void app.register(crossOrigin, { origins: config.corsOrigins });
   void app.register(bodyParsing);
@@ -128,7 +139,7 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
   void app.register(health, { store });
   // Public, as in Terrakube: the vendors' release lists the workspace pages offer.
   void app.register((api) => {
-    registerDescribedRoutes(api, releaseEndpoints);
+    registerDescribedRoutes(api, [...releaseEndpoints, discoveryRoute]);
     return Promise.resolve();
   });
   void app.register(async (api) => {
@@ -137,13 +148,15 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
     await api.register(atomicRoute, { engine, atomic: new AtomicOperations(registry, routes) });
     await api.register(graphqlRoute, { engine, unmodeled: unmodeledRecords, log });
     registerDescribedRoutes(api, tokenEndpoints);
+    // Not in the API description: it exists only to say that it is not offered.
+    registerDescribedRoutes(api, [...registryEndpoints, publicRegistryRoute]);
   });
   const version = packageVersion();
   const description = openApiDocument(
     registry,
     routes,
     version,
-    [...tokenEndpoints, ...releaseEndpoints],
+    [...tokenEndpoints, ...releaseEndpoints, discoveryRoute, ...registryEndpoints],
     [atomicOperationsDescription(registry)],
   );
   void app.register(docs, {

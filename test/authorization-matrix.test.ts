@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { TokenSigner } from '../src/auth/tokens.ts';
+import { GitServer } from './git-server.ts';
 import {
   adminGroup,
   createCollection,
@@ -22,6 +23,17 @@ import {
  * Access), or on the project that workspace is in.
  */
 
+/** A provider build, as the web UI's Add Implementation form sends one. */
+const build = {
+  os: 'linux',
+  arch: 'amd64',
+  filename: 'p.zip',
+  downloadUrl: 'https://files.example/p.zip',
+  shasumsUrl: 'https://files.example/SHA256SUMS',
+  shasumsSignatureUrl: 'https://files.example/SHA256SUMS.sig',
+  shasum: 'a'.repeat(64),
+};
+
 const callers = [
   'no token',
   'malformed token',
@@ -39,7 +51,7 @@ const callers = [
 type CallerKind = (typeof callers)[number];
 const refusedCallers = callers.slice(0, 6);
 
-type Capability = 'manageTemplate' | 'manageCollection' | 'manageWorkspace' | 'manageVcs';
+type Capability = 'manageTemplate' | 'manageCollection' | 'manageWorkspace' | 'manageVcs' | 'manageModule' | 'manageProvider';
 /** The flag that writes each type need; undefined for the types only administrators write. */
 const capabilityOf: Record<string, Capability | undefined> = {
   organization: undefined,
@@ -70,6 +82,11 @@ const capabilityOf: Record<string, Capability | undefined> = {
   project_access: 'manageWorkspace',
   notification_configuration: 'manageWorkspace',
   notification_trigger: 'manageWorkspace',
+  module: 'manageModule',
+  module_version: 'manageModule',
+  provider: 'manageProvider',
+  version: 'manageProvider',
+  implementation: 'manageProvider',
 };
 
 /** One organization with a record of every type, and teams granting or withholding one flag. */
@@ -220,6 +237,9 @@ describeEachStore('authorization matrix', (context) => {
   let endpoints: Endpoint[];
   let allFlags: string[];
   const strangerSigner = new TokenSigner(randomBytes(32).toString('base64url'), adminGroup);
+  // The repository of the fixtures' modules, on loopback: publishing a module reads its tags.
+  let git: GitServer | undefined;
+  let moduleSource = '';
 
   /** An organization with one record of every type, and the tokens of every kind of caller. */
   async function fixture(capability: Capability | undefined): Promise<Fixture> {
@@ -230,7 +250,7 @@ describeEachStore('authorization matrix', (context) => {
     const linked = await context.server.request('PATCH', `/api/v1/organization/${organization}/workspace/${workspace}/relationships/vcs`, {
       body: { data: { type: 'vcs', id: vcs } },
     });
-    assert.equal(linked.status, 204);
+    assert.equal(linked.status, 204, linked.text);
     const collection = await createCollection(context.server, organization);
     // The records the web UI's pages load, and the workspace's links to them.
     const records = await uiRecords(organization, workspace);
@@ -374,7 +394,14 @@ describeEachStore('authorization matrix', (context) => {
       globalvar: await under('globalvar', { key: 'SECRET', value: randomUUID(), category: 'ENV', sensitive: true }),
       ssh: await under('ssh', { name: 'key', sshType: 'rsa', privateKey: randomUUID() }),
       agent: await under('agent', { name: 'pool', url: 'http://agent.example' }),
+      module: await under('module', { name: 'network', provider: 'aws', source: moduleSource }),
+      provider: await under('provider', { name: 'random' }),
     };
+    const below = (path: string, type: string, attributes: Record<string, unknown>) =>
+      createRecord(context.server, `/api/v1/organization/${organization}/${path}`, type, attributes);
+    ids.module_version = await below(`module/${ids.module}/version`, 'module_version', { version: '0.0.1' });
+    ids.version = await below(`provider/${ids.provider}/version`, 'version', { versionNumber: '1.0.0' });
+    ids.implementation = await below(`provider/${ids.provider}/version/${ids.version}/implementation`, 'implementation', build);
     ids.workspacetag = await createRecord(
       context.server,
       `/api/v1/organization/${organization}/workspace/${workspace}/workspaceTag`,
@@ -413,6 +440,9 @@ describeEachStore('authorization matrix', (context) => {
         webhook: { migratedV2: true },
         webhook_event: { branch: 'develop' },
         notification_trigger: { jobStatus: 'running' },
+        module_version: { version: '0.0.2' },
+        version: { protocols: '6.0' },
+        implementation: { os: 'darwin' },
       };
       return { data: { type: endpoint.type, id, attributes: changed[endpoint.type] ?? { description: 'changed' } } };
     }
@@ -443,6 +473,11 @@ describeEachStore('authorization matrix', (context) => {
       webhook_event: { event: 'PUSH', branch: 'main', path: 'modules/.*' },
       notification_configuration: { name: `n-${unique}`, channelType: 'SLACK', destinationUrl: 'https://hooks.slack.com/services/x' },
       notification_trigger: { jobStatus: 'completed' },
+      module: { name: `m${unique.slice(0, 8)}`, provider: 'aws', source: moduleSource },
+      module_version: { version: '9.9.9' },
+      provider: { name: `p${unique.slice(0, 8)}` },
+      version: { versionNumber: '9.9.9' },
+      implementation: build,
     };
     const relationships =
       endpoint.type === 'reference' ? { relationships: { workspace: { data: { type: 'workspace', id: target.spareWorkspace } } } } : {};
@@ -454,6 +489,36 @@ describeEachStore('authorization matrix', (context) => {
           ? { id: unique }
           : {};
     return { data: { type: endpoint.type, ...named, attributes: created[endpoint.type], ...relationships } };
+  }
+
+  /** The registry protocol's operations, about the fixture's module and provider, by the organization's name. */
+  function registryCells(organization: string | undefined) {
+    const name = async () => String((await context.server.get(`/api/v1/organization/${organization ?? ''}`)).body.data.attributes.name);
+    const cell = (operation: string, allowed: number, path: (namespace: string) => string) => ({
+      name: operation,
+      operation: `GET ${operation}`,
+      allowed,
+      send: async (token: string | null) => context.server.get(path(await name()), { token }),
+    });
+    return [
+      cell('/terraform/modules/v1/{namespace}/{name}/{provider}/versions', 200, (n) => `/terraform/modules/v1/${n}/network/aws/versions`),
+      cell(
+        '/terraform/modules/v1/{namespace}/{name}/{provider}/{version}/download',
+        204,
+        (n) => `/terraform/modules/v1/${n}/network/aws/1.0.0/download`,
+      ),
+      cell(
+        '/terraform/readme/v1/{namespace}/{name}/{provider}/{version}/download',
+        200,
+        (n) => `/terraform/readme/v1/${n}/network/aws/1.0.0/download`,
+      ),
+      cell('/terraform/providers/v1/{namespace}/{type}/versions', 200, (n) => `/terraform/providers/v1/${n}/random/versions`),
+      cell(
+        '/terraform/providers/v1/{namespace}/{type}/{version}/download/{os}/{arch}',
+        200,
+        (n) => `/terraform/providers/v1/${n}/random/1.0.0/download/linux/amd64`,
+      ),
+    ];
   }
 
   function pathFor(endpoint: Endpoint, target: Fixture): string {
@@ -488,6 +553,9 @@ describeEachStore('authorization matrix', (context) => {
     webhook: 'workspace',
     webhook_event: 'webhook',
     notification_trigger: 'configuration',
+    module_version: 'module',
+    version: 'provider',
+    implementation: 'version',
   };
   const parentOf = (type: string) => parents[type] ?? 'organization';
 
@@ -635,6 +703,17 @@ describeEachStore('authorization matrix', (context) => {
         status: () => 200,
       })),
       ...notificationCells(target),
+      // The registry protocols: the records of the organization named, as JSON:API reads them.
+      ...registryCells(organization).map((cell) => ({
+        ...cell,
+        status: expected(cell.allowed, 404, cell.allowed, 404),
+      })),
+      {
+        name: 'GET /.well-known/terraform.json',
+        operation: 'GET /.well-known/terraform.json',
+        send: (token: string | null) => context.server.get('/.well-known/terraform.json', { token }),
+        status: () => 200,
+      },
       {
         name: 'GET every token',
         operation: 'GET /admin/v1/tokens',
@@ -709,8 +788,15 @@ describeEachStore('authorization matrix', (context) => {
       },
     ];
   }
+  after(async () => {
+    await git?.stop();
+  });
 
   before(async () => {
+    git = await GitServer.start();
+    moduleSource = git.repository('network', [
+      { files: { 'README.md': '# Network\n', 'main.tf': 'variable "region" {}\n' }, tags: ['v1.0.0'] },
+    ]);
     const description = (await context.server.get('/api/openapi.json', { token: null })).body;
     // A team's permission flags are its boolean attributes, as the API describes them.
     const teamAttributes = Object.entries(description.components.schemas.teamAttributes.properties as Record<string, { type?: unknown }>);

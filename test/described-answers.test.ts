@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { before, it } from 'node:test';
+import { after, before, it } from 'node:test';
 import { ApiDescription, type DescribedOperation } from './api-description.ts';
 import { describeEachStore, type RequestOptions, type Response, type TestServer } from './harness.ts';
 import { registry } from '../src/resources/index.ts';
+import { exampleModuleSource } from '../src/resources/examples.ts';
+import { GitServer } from './git-server.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- examples and answers are JSON of every shape */
 type Json = any;
@@ -52,6 +54,9 @@ describeEachStore('every answer is what the API description says', (context) => 
   /** The operations that create what a placeholder stands for. */
   const creators = new Map<string, DescribedOperation>();
   let records: Records;
+  // The module example's repository, served on loopback: publishing a module reads its tags.
+  let git: GitServer;
+  let moduleSource: string;
 
   const send = async (op: DescribedOperation, url: string, options: RequestOptions = {}, what = 'example'): Promise<Response> => {
     const response = await context.server.request(op.method.toUpperCase(), url, options);
@@ -64,12 +69,15 @@ describeEachStore('every answer is what the API description says', (context) => 
     const text = JSON.stringify(value ?? null);
     const missing: string[] = [];
     // Anywhere in a string: an href names its records in a path.
-    const replaced = text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => {
-      if (!placeholders.has(id)) return id;
-      const real = given.real.get(id);
-      if (real === undefined) missing.push(id);
-      return real ?? id;
-    });
+    const replaced = text
+      .split(exampleModuleSource)
+      .join(moduleSource)
+      .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (id) => {
+        if (!placeholders.has(id)) return id;
+        const real = given.real.get(id);
+        if (real === undefined) missing.push(id);
+        return real ?? id;
+      });
     return missing.length > 0 ? undefined : JSON.parse(replaced);
   };
 
@@ -146,7 +154,15 @@ describeEachStore('every answer is what the API description says', (context) => 
     return given;
   };
 
+  after(async () => {
+    await git.stop();
+  });
+
   before(async () => {
+    git = await GitServer.start();
+    moduleSource = git.repository('network', [
+      { files: { 'README.md': '# Network\n', 'main.tf': 'variable "region" {}\n' }, tags: ['v1.0.0'] },
+    ]);
     api = await ApiDescription.of((await context.server.get('/api/openapi.json', { token: null })).body);
     for (const op of operations()) {
       if (op.method !== 'post') continue;

@@ -1,6 +1,7 @@
 import { invalidValue } from '../errors.js';
 import { columnOf, isTrue, secretAttributes, type AttributeValues, type ResourceDeclaration, type Row } from '../model/index.js';
-import { secretPlace, type SecretCipher } from '../secrets/cipher.js';
+import { isSealed, secretPlace, type SecretCipher } from '../secrets/cipher.js';
+import type { Scope } from './scope.js';
 
 /**
  * Seals the secret values of a write in place, so that only ciphertext reaches the database. A value
@@ -40,4 +41,26 @@ export function sealSecrets(
       values[name] = seal(current[column]);
     }
   }
+}
+
+/**
+ * A record that lives directly in the tenant `tenantId`, with its sealed values opened: what a write
+ * hook uses the linked credentials with. Undefined when the tenant holds no such record.
+ */
+export async function openedRecord(tx: Scope, resource: ResourceDeclaration, id: string, tenantId: string): Promise<Row | undefined> {
+  const { registry, cipher } = tx.engine;
+  const link = registry.parentLink(resource);
+  if (link === undefined || registry.parentOf(resource) !== registry.tenant)
+    throw new Error(`${resource.type} is not a record of the tenant`);
+  const row = await tx.db.selectFrom(resource.table).selectAll().where('id', '=', id).where(link.column, '=', tenantId).executeTakeFirst();
+  if (row === undefined) return undefined;
+  const opened: Row = { ...row };
+  for (const [name] of secretAttributes(resource)) {
+    const column = columnOf(name);
+    const value = row[column];
+    if (typeof value !== 'string' || !isSealed(value)) continue;
+    if (cipher === undefined) throw new Error('secrets opened through an engine opened without the encryption key');
+    opened[column] = cipher.open(value, secretPlace(resource.table, column, row.id));
+  }
+  return opened;
 }

@@ -22,7 +22,7 @@ import { linkedRecord, linkFromPath } from './path-link.js';
 import type { ReadOptions } from './options.js';
 import { findVisible, insertRow } from './queries.js';
 import { withIncluded, type RecordResult } from './read.js';
-import { sealSecrets } from './seal.js';
+import { openedRecord, sealSecrets } from './seal.js';
 import { checkPrecondition, type Precondition } from './versions.js';
 
 /**
@@ -62,8 +62,10 @@ export async function createRecord(
       return recordColumns(tx, resource, record, now);
     });
     const inserted = await plan.insert(resource, columns);
-    await resource.afterCreate?.(writeContext(tx, plan.tenantId, now), inserted);
-    return inserted;
+    if (resource.afterCreate === undefined) return inserted;
+    await resource.afterCreate(writeContext(tx, plan.tenantId, now), inserted);
+    // The answer shows what the hook set on the record too (a module's latest version).
+    return (await tx.db.selectFrom(resource.table).selectAll().where('id', '=', inserted.id).executeTakeFirst()) ?? inserted;
   });
   return withIncluded(scope, resource, row, options);
 }
@@ -90,6 +92,10 @@ export async function updateRecord(
       ...auditColumns(auditName(tx.caller), now, 'update'),
     };
     await tx.db.updateTable(resource.table).set(columns).where('id', '=', row.id).execute();
+    if (resource.afterUpdate !== undefined) {
+      const changed = await tx.db.selectFrom(resource.table).selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+      await resource.afterUpdate(writeContext(tx, tenant, now), changed);
+    }
   });
 }
 
@@ -172,6 +178,17 @@ function writeContext(tx: Scope, tenantId: TenantId, now: string): WriteContext 
       if (row === undefined) throw new Error(`inserting into ${resource.table} returned no row`);
       await resource.afterCreate?.(writeContext(tx, tenantId, now), row);
     },
+    removeChildren: async (resource, parentId, keep = () => false) => {
+      const link = registry.parentLink(resource);
+      if (link === undefined) throw new Error(`${resource.type} has no parent`);
+      const rows = await tx.db.selectFrom(resource.table).selectAll().where(link.column, '=', parentId).execute();
+      const gone = rows.filter((row) => !keep(row)).map((row) => row.id);
+      if (gone.length > 0) await tx.db.deleteFrom(resource.table).where('id', 'in', gone).execute();
+    },
+    set: async (resource, id, values) => {
+      await tx.db.updateTable(resource.table).set(toColumns(resource, values)).where('id', '=', id).execute();
+    },
+    withSecrets: async (resource, id) => openedRecord(tx, resource, id, await tenantId()),
   };
 }
 

@@ -20,6 +20,19 @@ export interface WriteContext {
   tenant(): Promise<Row>;
   /** Creates a record of `resource` under `parentId`, in the same transaction and as the same caller. */
   insert(resource: ResourceDeclaration, parentId: string, values: AttributeValues): Promise<void>;
+  /**
+   * Deletes the records of `resource` under `parentId` that the hook derives and derives again:
+   * every one but those `keep` accepts (records a client made by hand).
+   */
+  removeChildren(resource: ResourceDeclaration, parentId: string, keep?: (row: Row) => boolean): Promise<void>;
+  /** Sets attributes of a record the write made or changed, which the server maintains (read-only ones too). */
+  set(resource: ResourceDeclaration, id: string, values: AttributeValues): Promise<void>;
+  /**
+   * A record of the tenant linked by the written one, with its secrets opened: for a hook that acts
+   * with the credentials it links (a module read with its VCS connection's token). Never returned
+   * to a client. Undefined when there is none in the tenant.
+   */
+  withSecrets(resource: ResourceDeclaration, id: string): Promise<Row | undefined>;
 }
 
 /** One create or update on its way to the database, before secrets are sealed. */
@@ -110,6 +123,8 @@ export interface ResourceDeclaration {
   beforeWrite?: (write: PendingWrite) => Promise<void> | void;
   /** Runs in the create transaction after the record is inserted. */
   afterCreate?: (context: WriteContext, record: Row) => Promise<void>;
+  /** Runs in the update transaction after the record is changed, with the changed row. */
+  afterUpdate?: (context: WriteContext, record: Row) => Promise<void>;
 }
 
 /**

@@ -12,3 +12,18 @@ export interface UnmodeledRecord {
   on: readonly string[];
   fields: Readonly<Record<string, UnmodeledField>>;
 }
+
+/**
+ * The types of the records the Terraform registry protocols read: the namespace (an organization),
+ * a module and its versions, a provider, its versions and their builds.
+ */
+export interface RegistryRecords {
+  namespace: string;
+  module: string;
+  moduleVersion: string;
+  provider: string;
+  providerVersion: string;
+  implementation: string;
+  /** The attributes the protocols look records up by: a module's provider, a module version's and a provider version's number. */
+  lookup: { moduleProvider: string; moduleVersion: string; providerVersion: string };
+}

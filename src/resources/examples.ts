@@ -1,5 +1,8 @@
 import type { AttributeValues } from '../model/index.js';
 
+/** The repository of the module example: publishing it reads its tags, so it must be one git can read. */
+export const exampleModuleSource = 'https://git.example.com/acme/terraform-aws-network.git';
+
 /**
  * Example attributes of each resource, as a person would send them: the API description shows them
  * as example requests and answers. A resource without an entry gets examples made from its
@@ -70,6 +73,30 @@ export const resourceExamples: Record<string, AttributeValues> = {
     messageStyle: 'DETAILED',
   },
   notification_trigger: { jobStatus: 'failed' },
+  module: {
+    name: 'network',
+    description: 'VPC, subnets and routes',
+    provider: 'aws',
+    source: exampleModuleSource,
+    tagPrefix: null,
+    folder: null,
+  },
+  provider: { name: 'random', description: 'Random values' },
+  version: { versionNumber: '3.6.0', protocols: '5.0' },
+  implementation: {
+    os: 'linux',
+    arch: 'amd64',
+    filename: 'terraform-provider-random_3.6.0_linux_amd64.zip',
+    downloadUrl: 'https://files.example.com/random/3.6.0/terraform-provider-random_3.6.0_linux_amd64.zip',
+    shasumsUrl: 'https://files.example.com/random/3.6.0/terraform-provider-random_3.6.0_SHA256SUMS',
+    shasumsSignatureUrl: 'https://files.example.com/random/3.6.0/terraform-provider-random_3.6.0_SHA256SUMS.sig',
+    shasum: '5f9c7aa76b7c34d722fc9123208e26b22d60440cb47150dd04733b9b94f4541a',
+    keyId: '34365D9472D7468F',
+    asciiArmor: '-----BEGIN PGP PUBLIC KEY BLOCK-----\n...\n-----END PGP PUBLIC KEY BLOCK-----\n',
+    trustSignature: '',
+    source: 'HashiCorp',
+    sourceUrl: 'https://www.hashicorp.com/security.html',
+  },
 };
 
 /**

@@ -5,10 +5,15 @@ import { agent } from './agent.js';
 import { collection } from './collection.js';
 import { federated, federatedClaim } from './federated.js';
 import { globalvar } from './globalvar.js';
+import { implementation } from './implementation.js';
 import { item } from './item.js';
+import { moduleVersion } from './module-version.js';
+import { terraformModule } from './module.js';
 import { notificationConfiguration, notificationTrigger } from './notification.js';
 import { organization } from './organization.js';
 import { projectAccess } from './project-access.js';
+import { providerVersion } from './provider-version.js';
+import { provider } from './provider.js';
 import { project } from './project.js';
 import { reference } from './reference.js';
 import { schedule } from './schedule.js';
@@ -25,6 +30,7 @@ import { workspace } from './workspace.js';
 
 export { recordPolicies, tokenPolicies } from './policies.js';
 export { permissionScopes, unmodeledRecords } from './terrakube-compat.js';
+export { registryRecords } from './registry-protocol.js';
 export { notificationRecords } from './notification.js';
 
 /** Every resource the API serves, checked once at start. */
@@ -51,6 +57,11 @@ export const registry = new Registry(
     federatedClaim,
     access,
     projectAccess,
+    terraformModule,
+    moduleVersion,
+    provider,
+    providerVersion,
+    implementation,
     webhook,
     webhookEvent,
     notificationConfiguration,

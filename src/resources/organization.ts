@@ -26,6 +26,8 @@ export const organization = defineResource({
     ssh: toMany('ssh', 'organization_id'),
     agent: toMany('agent', 'organization_id'),
     notificationConfiguration: toMany('notification_configuration', 'organization_id'),
+    module: toMany('module', 'organization_id'),
+    provider: toMany('provider', 'organization_id'),
   },
   softDelete: 'disabled',
   unique: ['name'],

@@ -71,6 +71,13 @@ export const recordPolicies: Record<string, RecordRules> = {
   notification_configuration: writes(holdsOrGranted('manageWorkspace')),
   notification_trigger: writes(holdsOrGranted('manageWorkspace')),
   project_access: needs('manageWorkspace'),
+  // Terrakube: "team manage module" / "team manage provider"; a module's versions are read from git
+  // by the server, and whoever may manage modules may also change them by hand.
+  module: needs('manageModule'),
+  module_version: needs('manageModule'),
+  provider: needs('manageProvider'),
+  version: needs('manageProvider'),
+  implementation: needs('manageProvider'),
 };
 
 /**

@@ -17,8 +17,6 @@ export const terrakubeConventions: ClientConventions = {
     // Modeled on workspaces (their VCS webhook); any other record keeps taking the name as null, as
     // it did before, and the description's examples of records without a to-one link change it.
     webhook: 'toOne',
-    module: 'toMany',
-    provider: 'toMany',
     // The templates a notification configuration is narrowed to: not stored yet (it fires for every
     // template, and Stratum has no jobs to fire on); an empty list replaces it.
     templates: 'toMany',

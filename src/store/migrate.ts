@@ -10,6 +10,7 @@ import { listIndexes } from './migrations/0006-list-indexes.js';
 import { tokenAudit } from './migrations/0007-token-audit.js';
 import { teamAccess } from './migrations/0008-team-access.js';
 import { schedulesActionsFederated } from './migrations/0009-schedules-actions-federated.js';
+import { registry } from './migrations/0010-registry.js';
 import { notifications } from './migrations/0011-notifications.js';
 import { webhooks } from './migrations/0012-webhooks.js';
 import { actionIcons } from './migrations/0013-action-icons.js';
@@ -25,6 +26,7 @@ const history: readonly (readonly [name: string, build: (dialect: Dialect) => Mi
   ['0007-token-audit', tokenAudit],
   ['0008-team-access', teamAccess],
   ['0009-schedules-actions-federated', schedulesActionsFederated],
+  ['0010-registry', registry],
   ['0011-notifications', notifications],
   ['0012-webhooks', webhooks],
   ['0013-action-icons', () => actionIcons()],

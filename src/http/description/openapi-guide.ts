@@ -16,6 +16,31 @@ const endpointGroups: { prefix: string; tag: string; description: string }[] = [
   { prefix: '/pat/v1', tag: 'personal tokens', description: 'API tokens that act as their creator; revocable.' },
   { prefix: '/admin/v1', tag: 'administration', description: 'Every team and personal token, for administrators.' },
   { prefix: '/api/v1/operations', tag: 'atomic operations', description: 'Several writes in one transaction, all or none.' },
+  {
+    prefix: '/terraform/modules/v1',
+    tag: 'registry protocols',
+    description: "Terraform's module and provider registry protocols over the organization's private registry.",
+  },
+  {
+    prefix: '/terraform/providers/v1',
+    tag: 'registry protocols',
+    description: "Terraform's module and provider registry protocols over the organization's private registry.",
+  },
+  {
+    prefix: '/terraform/readme/v1',
+    tag: 'registry protocols',
+    description: "Terraform's module and provider registry protocols over the organization's private registry.",
+  },
+  {
+    prefix: '/.well-known/terraform.json',
+    tag: 'registry protocols',
+    description: "Terraform's module and provider registry protocols over the organization's private registry.",
+  },
+  {
+    prefix: '/registry/v1',
+    tag: 'registry protocols',
+    description: "Terraform's module and provider registry protocols over the organization's private registry.",
+  },
   { prefix: '/terraform/', tag: 'version lists', description: 'The Terraform and OpenTofu versions the workspace pages offer; public.' },
   { prefix: '/tofu/', tag: 'version lists', description: 'The Terraform and OpenTofu versions the workspace pages offer; public.' },
   {

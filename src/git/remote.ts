@@ -1,0 +1,152 @@
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GitFailure, runGit } from './git-command.js';
+
+/** How git proves who it is to a remote: a token over HTTPS, or a private SSH key. */
+export type GitCredential = { kind: 'token'; username: string; token: string } | { kind: 'key'; privateKey: string };
+
+/** A repository to read, and what to read it with. */
+export interface GitRemote {
+  url: string;
+  credential?: GitCredential;
+}
+
+/** Bounds on one conversation with a remote. */
+export interface GitLimits {
+  timeoutMs: number;
+  /** The most tags listed; a remote with more is refused rather than half read. */
+  maxTags: number;
+  /** The largest file read out of a tag. */
+  maxFileBytes: number;
+}
+
+export const defaultGitLimits: GitLimits = { timeoutMs: 60_000, maxTags: 500, maxFileBytes: 1024 * 1024 };
+
+export interface GitTag {
+  name: string;
+  commit: string;
+}
+
+/** The files of fetched tags, read locally. */
+export interface TagTree {
+  /** The names of the files directly in `folder` at `tag` ('' for the root). */
+  files(tag: string, folder: string): Promise<string[]>;
+  /** A file's text at `tag`; undefined when it is absent or larger than the limit. */
+  read(tag: string, path: string): Promise<string | undefined>;
+}
+
+/**
+ * Why a text cannot be a git source Stratum reads: only HTTPS (or HTTP), SSH URLs and the scp-like
+ * `git@host:path` form; never a path or a file:// URL of the server's disk, nor an option.
+ */
+export function gitSourceProblem(url: string): string | undefined {
+  if (/^git@[A-Za-z0-9.-]+:[^\s]+$/.test(url)) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'is not a git URL (https://host/path.git, ssh://git@host/path.git or git@host:path.git)';
+  }
+  if (!['https:', 'http:', 'ssh:'].includes(parsed.protocol)) return `uses ${parsed.protocol.slice(0, -1)}, not https or ssh`;
+  if (parsed.hostname === '') return 'names no host';
+  if (parsed.password !== '') return 'holds a password: link a VCS connection or an SSH key instead';
+  return undefined;
+}
+
+/** The tags of a remote, by `git ls-remote`: no clone, and bounded like every call. */
+export async function listTags(remote: GitRemote, limits: GitLimits = defaultGitLimits): Promise<GitTag[]> {
+  const output = await withCredential(remote, (env, secrets) =>
+    runGit({
+      args: ['ls-remote', '--tags', '--refs', remote.url],
+      env,
+      secrets,
+      timeoutMs: limits.timeoutMs,
+      maxBytes: limits.maxTags * 400,
+    }),
+  );
+  const tags: GitTag[] = [];
+  for (const line of output.toString('utf8').split('\n')) {
+    const match = /^([0-9a-f]{40,64})\trefs\/tags\/(.+)$/.exec(line);
+    if (match?.[1] !== undefined && match[2] !== undefined) tags.push({ commit: match[1], name: match[2] });
+  }
+  if (tags.length > limits.maxTags) throw new GitFailure(`the repository has more than ${limits.maxTags} tags`, false);
+  return tags;
+}
+
+/**
+ * Fetches the commits of `tags` (one level deep, in one conversation) into a temporary repository,
+ * lets `use` read their files, and removes it.
+ */
+export async function readTags<T>(
+  remote: GitRemote,
+  tags: readonly string[],
+  use: (tree: TagTree) => Promise<T>,
+  limits: GitLimits = defaultGitLimits,
+): Promise<T> {
+  const folder = await mkdtemp(join(tmpdir(), 'stratum-git-'));
+  try {
+    const local = (args: string[], maxBytes = limits.maxFileBytes) =>
+      runGit({ args: ['--git-dir', folder, ...args], env: {}, secrets: [], timeoutMs: limits.timeoutMs, maxBytes });
+    await local(['init', '--quiet', '--bare']);
+    if (tags.length > 0) {
+      const refspecs = tags.map((tag) => `+refs/tags/${tag}:refs/tags/${tag}`);
+      await withCredential(remote, (env, secrets) =>
+        runGit({
+          args: ['--git-dir', folder, 'fetch', '--quiet', '--depth=1', '--no-tags', remote.url, ...refspecs],
+          env,
+          secrets,
+          timeoutMs: limits.timeoutMs,
+          maxBytes: 64 * 1024,
+        }),
+      );
+    }
+    return await use({
+      files: async (tag, path) => {
+        const tree = path === '' ? `refs/tags/${tag}^{tree}` : `refs/tags/${tag}:${path}`;
+        const listing = await local(['ls-tree', '-z', '--name-only', tree], 4 * 1024 * 1024).catch(() => Buffer.alloc(0));
+        return listing
+          .toString('utf8')
+          .split('\0')
+          .filter((name) => name !== '');
+      },
+      read: async (tag, path) => {
+        const object = `refs/tags/${tag}:${path}`;
+        const size = await local(['cat-file', '-s', object], 64).catch(() => undefined);
+        if (size === undefined || Number(size.toString('utf8').trim()) > limits.maxFileBytes) return undefined;
+        return (await local(['cat-file', 'blob', object])).toString('utf8');
+      },
+    });
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Runs `call` with the environment that authenticates git: an HTTP header given through git's
+ * environment configuration (never in the URL, a file or the command line), or a key file of mode
+ * 0600 in a temporary folder removed afterwards.
+ */
+async function withCredential<T>(remote: GitRemote, call: (env: Record<string, string>, secrets: string[]) => Promise<T>): Promise<T> {
+  const problem = gitSourceProblem(remote.url);
+  if (problem !== undefined) throw new GitFailure(`the source ${problem}`, false);
+  const credential = remote.credential;
+  if (credential === undefined) return call({}, []);
+  if (credential.kind === 'token') {
+    const basic = Buffer.from(`${credential.username}:${credential.token}`).toString('base64');
+    const env = { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'http.extraHeader', GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}` };
+    return call(env, [credential.token, basic]);
+  }
+  const folder = await mkdtemp(join(tmpdir(), 'stratum-ssh-'));
+  try {
+    const key = join(folder, 'key');
+    const text = credential.privateKey.endsWith('\n') ? credential.privateKey : `${credential.privateKey}\n`;
+    await writeFile(key, text, { mode: 0o600 });
+    await chmod(key, 0o600);
+    // Host keys are not pinned: each call trusts the key the host shows (documented in docs/behaviour.md).
+    const ssh = `ssh -i '${key}' -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=accept-new -o UserKnownHostsFile='${join(folder, 'known_hosts')}'`;
+    return await call({ GIT_SSH_COMMAND: ssh }, [credential.privateKey]);
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}

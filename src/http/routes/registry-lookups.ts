@@ -1,0 +1,62 @@
+import type { Engine, Session } from '../../engine/index.js';
+import { ApiError } from '../../errors.js';
+import type { RegistryRecords, ResourceDeclaration, Row } from '../../model/index.js';
+import type { JsonSchema } from './described-route.js';
+
+export const pathText: JsonSchema = { type: 'string', minLength: 1, maxLength: 256 };
+
+export interface Place {
+  resource: ResourceDeclaration;
+  id: string;
+}
+
+/** An RSQL equality on a value sent in a path. */
+export const equals = (attribute: string, value: string) => `${attribute}=="${value.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+
+/**
+ * Finds the registry's records as the caller sees them, through the same lists as JSON:API: a
+ * namespace is an organization the caller can see, by name.
+ */
+export class RegistryLookups {
+  readonly records: Record<Exclude<keyof RegistryRecords, 'lookup'>, ResourceDeclaration>;
+  readonly lookup: RegistryRecords['lookup'];
+
+  constructor(engine: Engine, { lookup, ...names }: RegistryRecords) {
+    this.lookup = lookup;
+    const found = {} as Record<Exclude<keyof RegistryRecords, 'lookup'>, ResourceDeclaration>;
+    for (const [key, type] of Object.entries(names) as [Exclude<keyof RegistryRecords, 'lookup'>, string][]) {
+      const resource = engine.registry.get(type);
+      if (resource === undefined) throw new Error(`the registry protocols need the ${type} records`);
+      found[key] = resource;
+    }
+    this.records = found;
+  }
+
+  /** Every record of a collection the caller sees, page by page (a module has at most a few hundred versions). */
+  async all(session: Session, resource: ResourceDeclaration, ancestors: readonly Place[], filter?: string): Promise<Row[]> {
+    const rows: Row[] = [];
+    for (let offset = 0; ; offset += 500) {
+      const page = await session.list(
+        { resource, ancestors },
+        {
+          ...(filter === undefined ? {} : { filter: { name: 'filter', value: filter } }),
+          page: { offset: { name: 'page', value: offset } },
+        },
+      );
+      rows.push(...page.rows);
+      if (!page.hasMore) return rows;
+    }
+  }
+
+  /** The first record that matches, or a 404 saying what was looked for. */
+  async one(session: Session, resource: ResourceDeclaration, ancestors: readonly Place[], filter: string, what: string): Promise<Row> {
+    const [row] = await this.all(session, resource, ancestors, filter);
+    if (row === undefined) throw new ApiError(404, { code: 'not_found', detail: `No ${what}.` });
+    return row;
+  }
+
+  async namespace(session: Session, name: string): Promise<Place> {
+    const row = await this.one(session, this.records.namespace, [], equals('name', name), `organization named ${name}`);
+    return { resource: this.records.namespace, id: String(row.id) };
+  }
+}

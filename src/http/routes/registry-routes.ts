@@ -1,0 +1,124 @@
+import type { FastifyRequest } from 'fastify';
+import type { Engine, Session } from '../../engine/index.js';
+import type { RegistryRecords, Row } from '../../model/index.js';
+import type { DescribedRoute, JsonSchema } from './described-route.js';
+import { providerRoutes } from './registry-provider-routes.js';
+import { RegistryLookups, equals, pathText, type Place } from './registry-lookups.js';
+import { sessionOf } from './request-session.js';
+
+const versions = (item: JsonSchema): JsonSchema => ({
+  type: 'object',
+  required: ['versions'],
+  properties: { versions: { type: 'array', items: item } },
+});
+
+/**
+ * The Terraform registry protocols, as Terrakube's registry serves them: module versions and where
+ * to download one, a module version's README (the web UI's module page), and provider versions
+ * with the builds of one. Every answer reads the caller's records: a namespace is an organization
+ * it can see, by name.
+ */
+export function registryRoutes(engine: Engine, names: RegistryRecords): DescribedRoute[] {
+  const lookups = new RegistryLookups(engine, names);
+  const { records } = lookups;
+  const one = lookups.one.bind(lookups);
+  const all = lookups.all.bind(lookups);
+
+  type ModuleParams = { namespace: string; name: string; provider: string; version?: string };
+  const findModule = async (request: FastifyRequest, session: Session) => {
+    const params = request.params as ModuleParams;
+    const place = await lookups.namespace(session, params.namespace);
+    const filter = `${equals('name', params.name)};${equals(lookups.lookup.moduleProvider, params.provider)}`;
+    const row = await one(session, records.module, [place], filter, `module ${params.namespace}/${params.name}/${params.provider}`);
+    return { params, row, ancestors: [place, { resource: records.module, id: String(row.id) }] as Place[] };
+  };
+  const findModuleVersion = async (request: FastifyRequest, session: Session) => {
+    const found = await findModule(request, session);
+    const version = String(found.params.version);
+    const row = await one(
+      session,
+      records.moduleVersion,
+      found.ancestors,
+      equals(lookups.lookup.moduleVersion, version),
+      `version ${version} of this module`,
+    );
+    return { module: found.row, version: row };
+  };
+
+  const moduleParams = { namespace: pathText, name: pathText, provider: pathText };
+  // The names of the resource examples' organization and module, so that the examples succeed.
+  const moduleExample = { namespace: 'acme', name: 'network', provider: 'aws' };
+  const routes: DescribedRoute[] = [
+    {
+      method: 'GET',
+      url: '/terraform/modules/v1/:namespace/:name/:provider/versions',
+      operationId: 'registry_module_versions',
+      summary: "A module's versions (modules.v1): the tags of its repository, as last read",
+      params: moduleParams,
+      examples: { params: moduleExample },
+      success: {
+        status: 200,
+        description: 'The versions.',
+        schema: {
+          type: 'object',
+          required: ['modules'],
+          properties: { modules: { type: 'array', items: versions({ type: 'object', properties: { version: { type: 'string' } } }) } },
+        },
+      },
+      errors: [401, 404],
+      handler: async (request, reply) => {
+        const session = sessionOf(engine, request, reply);
+        const found = await findModule(request, session);
+        const rows = await all(session, records.moduleVersion, found.ancestors);
+        return reply.send({ modules: [{ versions: rows.map((row) => ({ version: String(row.version) })) }] });
+      },
+    },
+    {
+      method: 'GET',
+      url: '/terraform/modules/v1/:namespace/:name/:provider/:version/download',
+      operationId: 'registry_module_download',
+      summary: 'Where Terraform downloads a module version: X-Terraform-Get names its git source, folder and tag',
+      params: { ...moduleParams, version: pathText },
+      examples: { params: { ...moduleExample, version: '1.0.0' } },
+      success: { status: 204, description: 'The X-Terraform-Get header holds the address.' },
+      errors: [401, 404],
+      handler: async (request, reply) => {
+        const { module, version } = await findModuleVersion(request, sessionOf(engine, request, reply));
+        return reply
+          .header('x-terraform-get', downloadAddress(module, String(version.git_tag)))
+          .header('access-control-expose-headers', 'X-Terraform-Get')
+          .code(204)
+          .send();
+      },
+    },
+    {
+      method: 'GET',
+      url: '/terraform/readme/v1/:namespace/:name/:provider/:version/download',
+      operationId: 'registry_module_readme',
+      summary: "A module version's README.md, base64 (the web UI's module page)",
+      params: { ...moduleParams, version: pathText },
+      examples: { params: { ...moduleExample, version: '1.0.0' } },
+      success: {
+        status: 200,
+        description: 'The README, empty when the version has none.',
+        schema: { type: 'object', required: ['content'], properties: { content: { type: 'string' }, url: { type: ['string', 'null'] } } },
+      },
+      errors: [401, 404],
+      handler: async (request, reply) => {
+        const { version } = await findModuleVersion(request, sessionOf(engine, request, reply));
+        const readme = typeof version.readme === 'string' ? version.readme : '';
+        return reply.send({ content: Buffer.from(readme).toString('base64'), url: null });
+      },
+    },
+  ];
+  return [...routes, ...providerRoutes(engine, lookups)];
+}
+
+/**
+ * Terraform's `module` source for a version: git, with the folder as a subdirectory and the tag as
+ * the ref (`git::https://host/repo.git//folder?ref=v1.0.0`).
+ */
+function downloadAddress(module: Row, tag: string): string {
+  const folder = typeof module.folder === 'string' ? module.folder.replace(/^\/+|\/+$/g, '') : '';
+  return `git::${String(module.source)}${folder === '' ? '' : `//${folder}`}?ref=${encodeURIComponent(tag)}`;
+}

@@ -1,0 +1,12 @@
+import type { RegistryRecords } from '../model/index.js';
+
+/** The records the Terraform registry protocols answer from (`/terraform/modules/v1`, `/terraform/providers/v1`). */
+export const registryRecords: RegistryRecords = {
+  namespace: 'organization',
+  module: 'module',
+  moduleVersion: 'module_version',
+  provider: 'provider',
+  providerVersion: 'version',
+  implementation: 'implementation',
+  lookup: { moduleProvider: 'provider', moduleVersion: 'version', providerVersion: 'versionNumber' },
+};

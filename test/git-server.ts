@@ -1,0 +1,121 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+/**
+ * Real git repositories served over HTTP on loopback by git's own `http-backend`, behind a server
+ * that may require a token (as HTTP basic authentication, as hosting vendors take one), so a test
+ * proves the credentials were sent.
+ */
+export class GitServer {
+  private constructor(
+    private readonly root: string,
+    private readonly server: Server,
+    private readonly counts: { refused: number },
+  ) {}
+
+  /** The times a request came without the token. */
+  get refused(): number {
+    return this.counts.refused;
+  }
+
+  /** Without a token, every request is served. */
+  static async start(token?: string): Promise<GitServer> {
+    const root = mkdtempSync(path.join(tmpdir(), 'stratum-test-git-'));
+    const counts = { refused: 0 };
+    const server = createServer((request, response) => {
+      const basic = /^Basic (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+      const password = basic === undefined ? undefined : Buffer.from(basic, 'base64').toString('utf8').split(':').slice(1).join(':');
+      if (token !== undefined && password !== token) {
+        counts.refused += 1;
+        response.writeHead(401, { 'www-authenticate': 'Basic realm="git"' }).end();
+        return;
+      }
+      const url = new URL(request.url ?? '/', 'http://localhost');
+      const backend = spawn('git', ['http-backend'], {
+        env: {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          GIT_PROJECT_ROOT: root,
+          GIT_HTTP_EXPORT_ALL: '1',
+          PATH_INFO: decodeURIComponent(url.pathname),
+          REQUEST_METHOD: request.method ?? 'GET',
+          QUERY_STRING: url.search.slice(1),
+          CONTENT_TYPE: request.headers['content-type'] ?? '',
+          HTTP_CONTENT_ENCODING: request.headers['content-encoding'] ?? '',
+          GIT_PROTOCOL: String(request.headers['git-protocol'] ?? ''),
+          REMOTE_USER: 'test',
+          REMOTE_ADDR: '127.0.0.1',
+        },
+      });
+      request.pipe(backend.stdin);
+      let head = Buffer.alloc(0);
+      let headersDone = false;
+      backend.stdout.on('data', (chunk: Buffer) => {
+        if (headersDone) return void response.write(chunk);
+        head = Buffer.concat([head, chunk]);
+        const end = head.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        headersDone = true;
+        let status = 200;
+        const headers: Record<string, string> = {};
+        for (const line of head.subarray(0, end).toString('utf8').split('\r\n')) {
+          const [name = '', ...value] = line.split(':');
+          if (name.toLowerCase() === 'status') status = Number.parseInt(value.join(':').trim(), 10);
+          else headers[name.toLowerCase()] = value.join(':').trim();
+        }
+        response.writeHead(status, headers);
+        response.write(head.subarray(end + 4));
+      });
+      backend.stdout.on('end', () => response.end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return new GitServer(root, server, counts);
+  }
+
+  /** The address of a repository of this server. */
+  url(name: string): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/${name}.git`;
+  }
+
+  /**
+   * Makes a bare repository `name` from commits: each gives its files and the tags it gets.
+   */
+  repository(name: string, commits: { files: Record<string, string>; tags: string[] }[]): string {
+    const work = mkdtempSync(path.join(tmpdir(), 'stratum-test-work-'));
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'init.defaultBranch=main', ...args], {
+        cwd: work,
+      });
+    git('init', '--quiet');
+    for (const commit of commits) {
+      for (const [file, text] of Object.entries(commit.files)) {
+        mkdirSync(path.dirname(path.join(work, file)), { recursive: true });
+        writeFileSync(path.join(work, file), text);
+      }
+      git('add', '--all');
+      git('commit', '--quiet', '-m', 'change');
+      for (const tag of commit.tags) git('tag', tag);
+    }
+    execFileSync('git', ['clone', '--quiet', '--bare', work, path.join(this.root, `${name}.git`)]);
+    rmSync(work, { recursive: true, force: true });
+    return this.url(name);
+  }
+
+  /** Tags the newest commit of a repository made by `repository`. */
+  tag(name: string, tag: string): void {
+    execFileSync('git', ['--git-dir', path.join(this.root, `${name}.git`), 'tag', tag, 'HEAD']);
+  }
+
+  /** Deletes a repository, as a host does when it goes away. */
+  remove(name: string): void {
+    rmSync(path.join(this.root, `${name}.git`), { recursive: true, force: true });
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}

@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,8 +14,25 @@ export class GitServer {
   private constructor(
     private readonly root: string,
     private readonly server: Server,
-    private readonly counts: { refused: number },
+    private readonly counts: { refused: number; held: number; gate?: Promise<void> },
   ) {}
+
+  /** The requests waiting behind `hold`. */
+  get held(): number {
+    return this.counts.held;
+  }
+
+  /** Holds every request until the returned function is called: a repository slow to answer. */
+  hold(): () => void {
+    const opener: { open?: () => void } = {};
+    this.counts.gate = new Promise<void>((resolve) => {
+      opener.open = resolve;
+    });
+    return () => {
+      this.counts.gate = undefined;
+      opener.open?.();
+    };
+  }
 
   /** The times a request came without the token. */
   get refused(): number {
@@ -25,8 +42,15 @@ export class GitServer {
   /** Without a token, every request is served. */
   static async start(token?: string): Promise<GitServer> {
     const root = mkdtempSync(path.join(tmpdir(), 'stratum-test-git-'));
-    const counts = { refused: 0 };
+    const counts: { refused: number; held: number; gate?: Promise<void> } = { refused: 0, held: 0 };
     const server = createServer((request, response) => {
+      if (counts.gate === undefined) serve(request, response);
+      else {
+        counts.held += 1;
+        void counts.gate.then(() => serve(request, response));
+      }
+    });
+    const serve = (request: IncomingMessage, response: ServerResponse) => {
       const basic = /^Basic (.+)$/.exec(request.headers.authorization ?? '')?.[1];
       const password = basic === undefined ? undefined : Buffer.from(basic, 'base64').toString('utf8').split(':').slice(1).join(':');
       if (token !== undefined && password !== token) {
@@ -70,7 +94,7 @@ export class GitServer {
         response.write(head.subarray(end + 4));
       });
       backend.stdout.on('end', () => response.end());
-    });
+    };
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return new GitServer(root, server, counts);
   }

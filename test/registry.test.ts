@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, it } from 'node:test';
 import { GitServer } from './git-server.ts';
 import { data, literal, nodes } from './graphql-helpers.ts';
-import { assertError, createOrganization, createRecord, createVcs, describeEachStore } from './harness.ts';
+import { assertError, createOrganization, createRecord, createVcs, describeEachStore, eventually } from './harness.ts';
 
 const mainTf = `variable "region" {
   type        = string
@@ -94,6 +94,27 @@ describeEachStore('the private registry', (context) => {
     assert.deepEqual(JSON.parse(newest.outputs), [{ name: 'vpc_id', description: "The network's id", sensitive: false }]);
     assert.equal(page.body.included.find((r: { type: string }) => r.type === 'vcs').attributes.accessToken, null);
   });
+
+  // A database held by the publish would keep the tag's write waiting for the release that follows it.
+  it(
+    'reads a repository without holding the database: other requests go on while a publish waits for git',
+    { timeout: 60_000 },
+    async () => {
+      const release = git.hold();
+      const publishing = publish({ name: 'slow-network' });
+      await eventually('a request reaches the repository', () => assert.ok(git.held > 0));
+      // While git has not answered, the organization is written and read as usual.
+      const tag = await context.server.post(`/api/v1/organization/${organization}/tag`, {
+        data: { type: 'tag', attributes: { name: `t-${randomUUID()}` } },
+      });
+      assert.equal(tag.status, 201, tag.text);
+      assert.equal((await context.server.get(modules())).status, 200);
+      release();
+      const created = await publishing;
+      assert.equal(created.status, 201, created.text);
+      assert.equal(created.body.data.attributes.latestVersion, '1.1.0');
+    },
+  );
 
   it('answers the Terraform registry protocol from the module: discovery, versions, download and README', async () => {
     const discovery = await context.server.get('/.well-known/terraform.json', { token: null });

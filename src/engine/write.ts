@@ -17,13 +17,13 @@ import { defaultOf } from './attribute-values.js';
 import { recordInput, type InputReader, type RecordInput } from './input.js';
 import { CreatePlan, noTenant, type TenantId } from './create-plan.js';
 import { locateRecord, tenantIdOf, type CollectionAddress, type RecordAddress } from './locate.js';
-import { authorizeOn, authorizeUpdateEffects, authorizeWrite } from './write-authorization.js';
-import { linkedRecord, linkFromPath } from './path-link.js';
+import { authorizeOn, authorizeUpdateEffects } from './write-authorization.js';
 import type { ReadOptions } from './options.js';
 import { findVisible, insertRow } from './queries.js';
 import { withIncluded, type RecordResult } from './read.js';
 import { openedRecord, sealSecrets } from './seal.js';
 import { checkPrecondition, type Precondition } from './versions.js';
+import { guardCreate, prepareCreate, prepareUpdate } from './write-preparation.js';
 
 /**
  * Creates a record in a collection: the parent must be visible (404), the write allowed (403), the
@@ -42,28 +42,18 @@ export async function createRecord(
   // One INSERT needs no transaction of its own: the parent's foreign key stops a record from outliving
   // a parent deleted meanwhile (404). A resource whose hooks write more records gets one, so all or none land.
   const atomic = resource.afterCreate !== undefined;
+  const prepared = await prepareCreate(scope, collection, readInput, generated);
   const row = await inWrite(scope, resource, atomic, async (tx) => {
     const plan = new CreatePlan(tx, collection, generated);
     const now = new Date().toISOString();
     const columns = await plan.guard(async () => {
-      const linked = await linkedRecord(tx, collection);
-      // Grants on the parent count (a workspace's, for its variables): the new record lives in it;
-      // or on the record the path links it to, through which grants reach it.
-      const place = async () => {
-        if (linked !== undefined) return linked.held;
-        const parent = await plan.parent();
-        const step = collection.ancestors.at(-1);
-        return step === undefined || parent === undefined ? undefined : { resource: step.resource, row: parent };
-      };
-      await authorizeWrite(tx, resource, 'create', { tenantId: plan.tenantId, place, grants: linked?.grants });
-      const { id, ...input } = recordInput(tx.engine.registry, resource, readInput(), { action: 'create' });
-      if (linked !== undefined) linkFromPath(resource, input.relationships, linked);
+      const { id, input } = await guardCreate(tx, collection, plan, readInput);
       const record = { id: id ?? generated, parentId: collection.ancestors.at(-1)?.id, tenantId: plan.tenantId, ...input };
       return recordColumns(tx, resource, record, now);
     });
     const inserted = await plan.insert(resource, columns);
     if (resource.afterCreate === undefined) return inserted;
-    await resource.afterCreate(writeContext(tx, plan.tenantId, now), inserted);
+    await resource.afterCreate(writeContext(tx, plan.tenantId, now), inserted, prepared);
     // The answer shows what the hook set on the record too (a module's latest version).
     return (await tx.db.selectFrom(resource.table).selectAll().where('id', '=', inserted.id).executeTakeFirst()) ?? inserted;
   });
@@ -78,6 +68,7 @@ export async function updateRecord(
   precondition?: Precondition,
 ): Promise<void> {
   const { resource } = address;
+  const prepared = await prepareUpdate(scope, address, readInput);
   await changeRecord(scope, address, 'update', precondition, async (tx, row, tenant) => {
     const input = recordInput(tx.engine.registry, resource, readInput(), { action: 'update', id: String(row.id) });
     await authorizeUpdateEffects(tx, resource, row, tenant, input);
@@ -94,7 +85,7 @@ export async function updateRecord(
     await tx.db.updateTable(resource.table).set(columns).where('id', '=', row.id).execute();
     if (resource.afterUpdate !== undefined) {
       const changed = await tx.db.selectFrom(resource.table).selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
-      await resource.afterUpdate(writeContext(tx, tenant, now), changed);
+      await resource.afterUpdate(writeContext(tx, tenant, now), changed, prepared);
     }
   });
 }
@@ -176,7 +167,7 @@ function writeContext(tx: Scope, tenantId: TenantId, now: string): WriteContext 
       const record = { id: newRecordId(), parentId, tenantId, attributes: { ...attributes, ...given }, relationships: {} };
       const row = await insertRow(tx, resource, await recordColumns(tx, resource, record, now));
       if (row === undefined) throw new Error(`inserting into ${resource.table} returned no row`);
-      await resource.afterCreate?.(writeContext(tx, tenantId, now), row);
+      await resource.afterCreate?.(writeContext(tx, tenantId, now), row, undefined);
     },
     removeChildren: async (resource, parentId, keep = () => false) => {
       const link = registry.parentLink(resource);

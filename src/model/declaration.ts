@@ -14,8 +14,18 @@ export type Database = Record<string, Row>;
 export type Operation = 'list' | 'create' | 'read' | 'update' | 'delete';
 export const allOperations: readonly Operation[] = ['list', 'create', 'read', 'update', 'delete'];
 
+/** Opens, for a hook, the secrets of a record of the written one's tenant. */
+export interface SecretReader {
+  /**
+   * A record of the tenant linked by the written one, with its secrets opened: for a hook that acts
+   * with the credentials it links (a module read with its VCS connection's token). Never returned
+   * to a client. Undefined when there is none in the tenant.
+   */
+  withSecrets(resource: ResourceDeclaration, id: string): Promise<Row | undefined>;
+}
+
 /** What a write hook may do besides changing the values: read the tenant, create records beside it. */
-export interface WriteContext {
+export interface WriteContext extends SecretReader {
   /** The tenant record the written record lives in. */
   tenant(): Promise<Row>;
   /** Creates a record of `resource` under `parentId`, in the same transaction and as the same caller. */
@@ -27,12 +37,6 @@ export interface WriteContext {
   removeChildren(resource: ResourceDeclaration, parentId: string, keep?: (row: Row) => boolean): Promise<void>;
   /** Sets attributes of a record the write made or changed, which the server maintains (read-only ones too). */
   set(resource: ResourceDeclaration, id: string, values: AttributeValues): Promise<void>;
-  /**
-   * A record of the tenant linked by the written one, with its secrets opened: for a hook that acts
-   * with the credentials it links (a module read with its VCS connection's token). Never returned
-   * to a client. Undefined when there is none in the tenant.
-   */
-  withSecrets(resource: ResourceDeclaration, id: string): Promise<Row | undefined>;
 }
 
 /** One create or update on its way to the database, before secrets are sealed. */
@@ -121,10 +125,26 @@ export interface ResourceDeclaration {
   grant?: Grant;
   /** Derives values and checks rules that span attributes, in the write's transaction. */
   beforeWrite?: (write: PendingWrite) => Promise<void> | void;
-  /** Runs in the create transaction after the record is inserted. */
-  afterCreate?: (context: WriteContext, record: Row) => Promise<void>;
-  /** Runs in the update transaction after the record is changed, with the changed row. */
-  afterUpdate?: (context: WriteContext, record: Row) => Promise<void>;
+  /**
+   * Slow work a write needs that must not hold the database, such as reading a remote repository:
+   * run before the write's transaction opens, once the caller is known to be allowed the write and
+   * its input is valid, with what it sends and the stored record of an update. What it returns is
+   * handed to afterCreate or afterUpdate. (In a batch, which is one transaction, it runs inside it.)
+   */
+  prepare?: (write: PreparingWrite, context: SecretReader) => Promise<unknown>;
+  /** Runs in the create transaction after the record is inserted, with what `prepare` returned. */
+  afterCreate?: (context: WriteContext, record: Row, prepared: unknown) => Promise<void>;
+  /** Runs in the update transaction after the record is changed, with the changed row and what `prepare` returned. */
+  afterUpdate?: (context: WriteContext, record: Row, prepared: unknown) => Promise<void>;
+}
+
+/** A create or update as `prepare` sees it, before its transaction: what it sends, and what is stored. */
+export interface PreparingWrite {
+  values: AttributeValues;
+  /** The links it sends, by relationship name (null unlinks). */
+  links: Readonly<Record<string, string | null>>;
+  /** The stored row of an update; undefined on create. */
+  current: Row | undefined;
 }
 
 /**

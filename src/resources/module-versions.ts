@@ -1,6 +1,6 @@
 import { ApiError } from '../errors.js';
 import { GitFailure, listTags, readTags, type GitCredential, type GitRemote, type GitTag } from '../git/index.js';
-import type { ResourceDeclaration, Row, WriteContext } from '../model/index.js';
+import type { PreparingWrite, ResourceDeclaration, Row, SecretReader, WriteContext } from '../model/index.js';
 import { describeModule } from '../terraform/module-files.js';
 import { moduleVersion } from './module-version.js';
 import { ssh } from './ssh.js';
@@ -16,24 +16,31 @@ interface TaggedVersion extends GitTag {
   version: string;
 }
 
+/** What a module's repository holds: its versions, newest first, and the files of the newest ones. */
+export interface ModuleReading {
+  versions: TaggedVersion[];
+  details: Map<string, Record<string, string>>;
+}
+
 /**
- * Reads a module's versions from its repository's tags and records them anew, with the files of
- * the newest ones; the module's latest version follows. A repository that cannot be read fails the
- * write: 422 at `source` when the module is published or its source changes (the address or the
- * credentials are wrong), 502 when a repository read before cannot be reached now.
+ * Reads a module's versions from its repository's tags, with the files of the newest ones, as the
+ * write will leave the module (what it sends over what is stored). A repository that cannot be read
+ * fails the write: 422 at `source` when the module is published or its source changes (the address
+ * or the credentials are wrong), 502 when a repository read before cannot be reached now.
  */
-export async function readModuleVersions(
-  context: WriteContext,
-  module: Row,
-  resource: ResourceDeclaration,
-  sourceIsNew: boolean,
-): Promise<void> {
-  const remote = await remoteOf(context, module);
+export async function readModuleRepository(write: PreparingWrite, secrets: SecretReader): Promise<ModuleReading> {
+  const { values, links, current } = write;
+  const value = (name: string, column: string) => (Object.hasOwn(values, name) ? values[name] : current?.[column]);
+  const link = (name: string, column: string) => (Object.hasOwn(links, name) ? links[name] : current?.[column]);
+  const source = String(value('source', 'source'));
+  const sourceIsNew = current === undefined || source !== current.source;
+  const remote = await remoteOf(secrets, source, link('ssh', 'ssh_id'), link('vcs', 'vcs_id'));
   try {
-    const prefix = typeof module.tag_prefix === 'string' ? module.tag_prefix : '';
-    const versions = taggedVersions(await listTags(remote), prefix);
+    const prefix = value('tagPrefix', 'tag_prefix');
+    const versions = taggedVersions(await listTags(remote), typeof prefix === 'string' ? prefix : '');
     const newest = versions.slice(0, detailedVersions);
-    const folder = typeof module.folder === 'string' ? module.folder.replace(/^\/+|\/+$/g, '') : '';
+    const folderValue = value('folder', 'folder');
+    const folder = typeof folderValue === 'string' ? folderValue.replace(/^\/+|\/+$/g, '') : '';
     const details = await readTags(
       remote,
       newest.map((tag) => tag.name),
@@ -58,19 +65,34 @@ export async function readModuleVersions(
         return found;
       },
     );
-    const id = String(module.id);
-    // Versions a client added by hand name no tag, and stay.
-    await context.removeChildren(moduleVersion, id, (row) => row.git_tag === null);
-    for (const tag of versions) {
-      await context.insert(moduleVersion, id, { version: tag.version, gitTag: tag.name, commit: tag.commit, ...details.get(tag.name) });
-    }
-    await context.set(resource, id, { latestVersion: versions[0]?.version ?? null });
+    return { versions, details };
   } catch (error) {
     if (!(error instanceof GitFailure)) throw error;
     const detail = `The repository could not be read: ${error.message}.`;
     if (sourceIsNew || !error.remote) throw new ApiError(422, { code: 'invalid_value', detail, at: { attribute: 'source' } });
     throw new ApiError(502, { code: 'repository_unavailable', detail });
   }
+}
+
+/** Records a module's versions anew from what its repository held; the module's latest version follows. */
+export async function recordModuleVersions(
+  context: WriteContext,
+  module: Row,
+  resource: ResourceDeclaration,
+  reading: ModuleReading,
+): Promise<void> {
+  const id = String(module.id);
+  // Versions a client added by hand name no tag, and stay.
+  await context.removeChildren(moduleVersion, id, (row) => row.git_tag === null);
+  for (const tag of reading.versions) {
+    await context.insert(moduleVersion, id, {
+      version: tag.version,
+      gitTag: tag.name,
+      commit: tag.commit,
+      ...reading.details.get(tag.name),
+    });
+  }
+  await context.set(resource, id, { latestVersion: reading.versions[0]?.version ?? null });
 }
 
 /** The tags with the prefix that name versions, newest first (releases before pre-releases of the same number). */
@@ -98,15 +120,14 @@ export function compareVersions(a: string, b: string): number {
   return preA < preB ? -1 : preA > preB ? 1 : 0;
 }
 
-/** The module's repository and the credential of the VCS connection or SSH key it links. */
-async function remoteOf(context: WriteContext, module: Row): Promise<GitRemote> {
-  const url = String(module.source);
-  if (typeof module.ssh_id === 'string') {
-    const key = await context.withSecrets(ssh, module.ssh_id);
+/** The module's repository and the credential of the SSH key or VCS connection it links. */
+async function remoteOf(secrets: SecretReader, url: string, sshId: unknown, vcsId: unknown): Promise<GitRemote> {
+  if (typeof sshId === 'string') {
+    const key = await secrets.withSecrets(ssh, sshId);
     if (typeof key?.private_key === 'string') return { url, credential: { kind: 'key', privateKey: key.private_key } };
   }
-  if (typeof module.vcs_id === 'string') {
-    const connection = await context.withSecrets(vcs, module.vcs_id);
+  if (typeof vcsId === 'string') {
+    const connection = await secrets.withSecrets(vcs, vcsId);
     const token = connection?.access_token;
     if (typeof token === 'string' && token !== '') return { url, credential: tokenCredential(String(connection?.vcs_type), token) };
   }

@@ -8,10 +8,10 @@ import {
   toOne,
   type IntegerAttribute,
   type PendingWrite,
+  type AttributeValues,
   type ResourceDeclaration,
-  type Row,
 } from '../model/index.js';
-import { readModuleVersions } from './module-versions.js';
+import { readModuleRepository, recordModuleVersions, type ModuleReading } from './module-versions.js';
 
 /** Names the Terraform registry protocol accepts for a module and its provider (they are path segments). */
 const registryName = /^[0-9A-Za-z](?:[0-9A-Za-z_-]{0,62}[0-9A-Za-z])?$/;
@@ -47,24 +47,27 @@ export const terraformModule: ResourceDeclaration = defineResource({
   },
   indexes: [['name']],
   beforeWrite: checkModule,
-  afterCreate: (context, row) => readModuleVersions(context, row, terraformModule, true),
-  afterUpdate: (context, row) => readModuleVersions(context, row, terraformModule, takeSourceChange(row)),
+  // The repository is read before the write's transaction, which never waits on the network.
+  prepare: (write, secrets) => {
+    refuseBadValues(write.values);
+    return readModuleRepository(write, secrets);
+  },
+  afterCreate: (context, row, reading) => recordModuleVersions(context, row, terraformModule, reading as ModuleReading),
+  afterUpdate: (context, row, reading) => recordModuleVersions(context, row, terraformModule, reading as ModuleReading),
 });
-
-/**
- * The modules whose update in progress sends a new source: a repository that cannot be read is then
- * the client's error (422), not an outage of one read before (502). Set before the update's write
- * and taken after it, in the same transaction.
- */
-const sourceChanges = new Set<string>();
-
-function takeSourceChange(row: Row): boolean {
-  return sourceChanges.delete(String(row.id));
-}
 
 /** Names that fit the registry protocol's paths, a source git can read, and the registry path. */
 async function checkModule(write: PendingWrite): Promise<void> {
   const { values, current } = write;
+  refuseBadValues(values);
+  const name = values.name ?? current?.name;
+  const provider = values.provider ?? current?.provider;
+  const organization = await write.tenant();
+  values.registryPath = `${String(organization.name)}/${String(name)}/${String(provider)}`;
+}
+
+/** Names that fit the registry protocol's paths, a source git can read, a folder inside the repository. */
+function refuseBadValues(values: AttributeValues): void {
   const problems: { detail: string; attribute: string }[] = [];
   for (const name of ['name', 'provider'] as const) {
     const value = values[name];
@@ -85,9 +88,4 @@ async function checkModule(write: PendingWrite): Promise<void> {
       problems.map((p) => ({ code: 'invalid_value', detail: p.detail, at: { attribute: p.attribute } })),
     );
   }
-  if (current !== undefined && typeof source === 'string' && source !== current.source) sourceChanges.add(String(current.id));
-  const name = values.name ?? current?.name;
-  const provider = values.provider ?? current?.provider;
-  const organization = await write.tenant();
-  values.registryPath = `${String(organization.name)}/${String(name)}/${String(provider)}`;
 }

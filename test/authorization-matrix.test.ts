@@ -115,17 +115,20 @@ interface Endpoint {
 /** The type named by a path parameter like `{workspaceId}`. */
 const typeOfParameter = (parameter: string) => parameter.replace(/^\{|Id\}$/g, '');
 /** The type whose records a collection path segment lists: Terrakube lists workspace tags at `workspaceTag`, project grants at `projectAccess`, claims at `claims`, webhook events at `events`, notification configurations and their triggers at `notificationConfiguration` and `triggers`. */
-const typeOfSegment = (segment: string) =>
-  (
-    ({
-      workspaceTag: 'workspacetag',
-      projectAccess: 'project_access',
-      claims: 'federated_claim',
-      events: 'webhook_event',
-      notificationConfiguration: 'notification_configuration',
-      triggers: 'notification_trigger',
-    }) as Record<string, string>
-  )[segment] ?? segment;
+const typeOfSegment = (segment: string, parent: string | undefined) =>
+  // A module lists its versions at `version`, as a provider lists its own (of another type).
+  segment === 'version' && parent === '{moduleId}'
+    ? 'module_version'
+    : ((
+        {
+          workspaceTag: 'workspacetag',
+          projectAccess: 'project_access',
+          claims: 'federated_claim',
+          events: 'webhook_event',
+          notificationConfiguration: 'notification_configuration',
+          triggers: 'notification_trigger',
+        } as Record<string, string>
+      )[segment] ?? segment);
 
 /** Records of the whole service, in no organization: actions any caller reads, federated credentials only administrators. */
 const readByEveryone = new Set(['action']);
@@ -138,7 +141,7 @@ function endpointsOf(openApi: { paths: Record<string, Record<string, unknown>> }
     const segments = path.split('/');
     const relationship = segments.at(-2) === 'relationships';
     const last = relationship ? (segments.at(-3) ?? '') : (segments.at(-1) ?? '');
-    const type = last.startsWith('{') ? typeOfParameter(last) : typeOfSegment(last);
+    const type = last.startsWith('{') ? typeOfParameter(last) : typeOfSegment(last, segments.at(-2));
     for (const method of Object.keys(operations).filter((m) => m !== 'parameters')) {
       let success = { get: 200, post: type === 'operations' ? 200 : 201, patch: 204, delete: 204 }[method] ?? 0;
       // Only a workspace's VCS link and a reference's workspace can be relinked; a record never moves to another parent.
@@ -253,7 +256,7 @@ describeEachStore('authorization matrix', (context) => {
     assert.equal(linked.status, 204, linked.text);
     const collection = await createCollection(context.server, organization);
     // The records the web UI's pages load, and the workspace's links to them.
-    const records = await uiRecords(organization, workspace);
+    const records = await uiRecords(organization, workspace, vcs);
     const withGroup = `with-${randomUUID()}`;
     const withoutGroup = `without-${randomUUID()}`;
     const flags = (held: (flag: string) => boolean) => Object.fromEntries(allFlags.map((flag) => [flag, held(flag)]));
@@ -385,16 +388,25 @@ describeEachStore('authorization matrix', (context) => {
   }
 
   /** A project, tags (one on the workspace), a global variable, an SSH key and an agent pool, the workspace linking them. */
-  async function uiRecords(organization: string, workspace: string): Promise<{ ids: Record<string, string>; spareTag: string }> {
-    const under = (type: string, attributes: Record<string, unknown>) =>
-      createRecord(context.server, `/api/v1/organization/${organization}/${type}`, type, attributes);
+  async function uiRecords(
+    organization: string,
+    workspace: string,
+    vcs: string,
+  ): Promise<{ ids: Record<string, string>; spareTag: string }> {
+    const under = (type: string, attributes: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      createRecord(context.server, `/api/v1/organization/${organization}/${type}`, type, attributes, extra);
     const ids: Record<string, string> = {
       project: await under('project', { name: `p-${randomUUID()}` }),
       tag: await under('tag', { name: `t-${randomUUID()}` }),
       globalvar: await under('globalvar', { key: 'SECRET', value: randomUUID(), category: 'ENV', sensitive: true }),
       ssh: await under('ssh', { name: 'key', sshType: 'rsa', privateKey: randomUUID() }),
       agent: await under('agent', { name: 'pool', url: 'http://agent.example' }),
-      module: await under('module', { name: 'network', provider: 'aws', source: moduleSource }),
+      // Read with the organization's VCS connection, so `.../module/{id}/vcs/{vcsId}` names a linked record.
+      module: await under(
+        'module',
+        { name: 'network', provider: 'aws', source: moduleSource },
+        { relationships: { vcs: { data: { type: 'vcs', id: vcs } } } },
+      ),
       provider: await under('provider', { name: 'random' }),
     };
     const below = (path: string, type: string, attributes: Record<string, unknown>) =>

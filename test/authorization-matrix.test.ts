@@ -395,17 +395,19 @@ describeEachStore('authorization matrix', (context) => {
   ): Promise<{ ids: Record<string, string>; spareTag: string }> {
     const under = (type: string, attributes: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
       createRecord(context.server, `/api/v1/organization/${organization}/${type}`, type, attributes, extra);
+    const ssh = await under('ssh', { name: 'key', sshType: 'rsa', privateKey: randomUUID() });
     const ids: Record<string, string> = {
       project: await under('project', { name: `p-${randomUUID()}` }),
       tag: await under('tag', { name: `t-${randomUUID()}` }),
       globalvar: await under('globalvar', { key: 'SECRET', value: randomUUID(), category: 'ENV', sensitive: true }),
-      ssh: await under('ssh', { name: 'key', sshType: 'rsa', privateKey: randomUUID() }),
+      ssh,
       agent: await under('agent', { name: 'pool', url: 'http://agent.example' }),
-      // Read with the organization's VCS connection, so `.../module/{id}/vcs/{vcsId}` names a linked record.
+      // Linking the organization's VCS connection and SSH key, so `.../module/{id}/vcs/{vcsId}` and
+      // `.../ssh/{sshId}` name linked records (the repository, served over HTTP, needs neither).
       module: await under(
         'module',
         { name: 'network', provider: 'aws', source: moduleSource },
-        { relationships: { vcs: { data: { type: 'vcs', id: vcs } } } },
+        { relationships: { vcs: { data: { type: 'vcs', id: vcs } }, ssh: { data: { type: 'ssh', id: ssh } } } },
       ),
       provider: await under('provider', { name: 'random' }),
     };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { before, it } from 'node:test';
+import { after, before, it } from 'node:test';
 import { TokenSigner } from '../src/auth/tokens.ts';
 import {
   adminGroup,
@@ -14,6 +14,7 @@ import {
   describeEachStore,
   type TestServer,
 } from './harness.ts';
+import { GitServer } from './git-server.ts';
 import { Random, readSeed } from './seeded-random.ts';
 
 /**
@@ -234,7 +235,12 @@ interface Fixture {
 type Side = 'own' | 'foreign';
 
 /** An organization with a record of every type: `groups` name its teams, `grantee` a group granted its workspace and project. */
-async function organizationWithEverything(server: TestServer, groups: string[], grantee: string): Promise<Organization> {
+async function organizationWithEverything(
+  server: TestServer,
+  groups: string[],
+  grantee: string,
+  moduleSource: string,
+): Promise<Organization> {
   const organization = await createOrganization(server);
   const workspace = await createWorkspace(server, organization);
   const spareWorkspace = await createWorkspace(server, organization);
@@ -314,6 +320,35 @@ async function organizationWithEverything(server: TestServer, groups: string[], 
     'notification_trigger',
     { jobStatus: 'failed' },
   );
+  // The private registry: a module published from the loopback repository, and a provider with a build.
+  ids.module = await under('module', { name: 'network', provider: 'aws', source: moduleSource });
+  ids.module_version = await createRecord(server, `/api/v1/organization/${organization}/module/${ids.module}/version`, 'module_version', {
+    version: '0.0.1',
+  });
+  ids.provider = await under('provider', { name: 'random' });
+  ids.version = await createRecord(server, `/api/v1/organization/${organization}/provider/${ids.provider}/version`, 'version', {
+    versionNumber: '1.0.0',
+  });
+  ids.implementation = await createRecord(
+    server,
+    `/api/v1/organization/${organization}/provider/${ids.provider}/version/${ids.version}/implementation`,
+    'implementation',
+    {
+      os: 'linux',
+      arch: 'amd64',
+      filename: 'p.zip',
+      downloadUrl: 'https://files.example/p.zip',
+      shasumsUrl: 'https://files.example/SHA256SUMS',
+      shasumsSignatureUrl: 'https://files.example/SHA256SUMS.sig',
+      shasum: 'a'.repeat(64),
+    },
+  );
+  // The registry protocols name records by names, not ids: the organization's name is the namespace.
+  ids.namespace = String((await server.get(`/api/v1/organization/${organization}`)).body.data.attributes.name);
+  ids.name = 'network';
+  ids.type = 'random';
+  ids.os = 'linux';
+  ids.arch = 'amd64';
   // Records of no organization, one set beside each organization's records.
   ids.action = `hostile.${randomBytes(8).toString('hex')}`;
   const action = await server.post('/api/v1/action', {
@@ -348,15 +383,16 @@ async function organizationWithEverything(server: TestServer, groups: string[], 
   return { ids, spareWorkspace };
 }
 
-async function makeFixture(server: TestServer, round: number, stranger: string): Promise<Fixture> {
+async function makeFixture(server: TestServer, round: number, stranger: string, moduleSource: string): Promise<Fixture> {
   const memberGroup = `hostile-${seed}-${round}-members`;
   const readerGroup = `hostile-${seed}-${round}-readers`;
   const granteeGroup = `hostile-${seed}-${round}-grantees`;
-  const own = await organizationWithEverything(server, [memberGroup, readerGroup], granteeGroup);
+  const own = await organizationWithEverything(server, [memberGroup, readerGroup], granteeGroup, moduleSource);
   const foreign = await organizationWithEverything(
     server,
     [`hostile-${seed}-${round}-foreign`],
     `hostile-${seed}-${round}-foreign-grantees`,
+    moduleSource,
   );
   const teamToken = await server.post('/access-token/v1/teams', { description: 'hostile', days: 1, group: memberGroup });
   const personalToken = await server.post('/pat/v1', { description: 'hostile', days: 1 });
@@ -2048,8 +2084,17 @@ async function inParallel<T>(items: readonly T[], limit: number, work: (item: T)
 describeEachStore('hostile inputs', (context) => {
   let operations: Operation[];
   let types: Map<string, TypeSchema>;
+  // The repository the fixtures' modules are published from, on loopback.
+  let git: GitServer | undefined;
+  let moduleSource = '';
+
+  after(async () => {
+    await git?.stop();
+  });
 
   before(async () => {
+    git = await GitServer.start();
+    moduleSource = git.repository('network', [{ files: { 'main.tf': 'variable "region" {}\n' }, tags: ['v1.0.0'] }]);
     const description = (await context.server.get('/api/openapi.json', { token: null })).body;
     operations = operationsOf(description);
     types = typesOf(description);
@@ -2121,7 +2166,7 @@ describeEachStore('hostile inputs', (context) => {
 
       for (let start = 0; start < cases.length && stopped === undefined; start += roundSize) {
         const round = cases.slice(start, start + roundSize);
-        const fixture = await makeFixture(context.server, start / roundSize, stranger);
+        const fixture = await makeFixture(context.server, start / roundSize, stranger, moduleSource);
         // Deletes last: a deleted organization would turn the rest of the round into 404s.
         await inParallel(
           round.filter((c) => c.operation.method !== 'DELETE'),

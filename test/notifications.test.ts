@@ -85,6 +85,8 @@ describeEachStore(
     let template: string;
 
     before(async () => {
+      // Each store's run starts with an empty receiver, so counts and first messages are its own.
+      receiver.received.length = 0;
       organization = await createOrganization(context.server);
       workspace = await createWorkspace(context.server, organization);
       template = await createTemplate(context.server, organization);

@@ -145,9 +145,15 @@ describeEachStore('VCS connections, workspace links and teams', (context) => {
     const foreign = await createVcs(context.server, await createOrganization(context.server));
     assertError(await link(workspace, foreign), 404, '/data');
     assertError(await link(workspace, randomUUID()), 404, '/data');
+    // Naming the parent a record has changes nothing (a client may send it back); naming another is a move, refused.
+    const ownParent = await context.server.request('PATCH', `${workspaces()}/${workspace}/relationships/organization`, {
+      body: { data: { type: 'organization', id: organization } },
+    });
+    assert.equal(ownParent.status, 204, ownParent.text);
+    const otherOrganization = await createOrganization(context.server);
     assertError(
       await context.server.request('PATCH', `${workspaces()}/${workspace}/relationships/organization`, {
-        body: { data: { type: 'organization', id: organization } },
+        body: { data: { type: 'organization', id: otherOrganization } },
       }),
       403,
     );
@@ -155,16 +161,21 @@ describeEachStore('VCS connections, workspace links and teams', (context) => {
     assertError(await context.server.request('PATCH', `${workspaces()}/${workspace}/relationships/vcs`, { body: { data: 'vcs' } }), 400);
     assertError(await context.server.request('PATCH', `${workspaces()}/${workspace}/relationships/vcs`, { body: {} }), 400);
     assertError(await context.server.get(`${workspaces()}/${workspace}/relationships/nonsense`), 404);
-    // Relationships Terrakube clients send but Stratum does not model yet: null is accepted, a link is not.
+    // Relationships Terrakube clients send but Stratum does not model yet: an empty list is accepted, a member is not.
     assert.equal(
-      (await context.server.request('PATCH', `${workspaces()}/${workspace}/relationships/webhook`, { body: { data: null } })).status,
+      (await context.server.request('PATCH', `${workspaces()}/${workspace}/relationships/history`, { body: { data: [] } })).status,
       204,
     );
     assertError(
-      await context.server.request('PATCH', `${workspaces()}/${workspace}/relationships/webhook`, {
-        body: { data: { type: 'webhook', id: randomUUID() } },
+      await context.server.request('PATCH', `${workspaces()}/${workspace}/relationships/history`, {
+        body: { data: [{ type: 'history', id: randomUUID() }] },
       }),
       422,
+    );
+    // A workspace's webhook is modeled (a to-many of at most one): it changes through its record.
+    assertError(
+      await context.server.request('PATCH', `${workspaces()}/${workspace}/relationships/webhook`, { body: { data: [] } }),
+      403,
     );
   });
 
@@ -332,12 +343,12 @@ describeEachStore('VCS connections, workspace links and teams', (context) => {
     const plain = await context.server.get(`/api/v1/organization/${owner}`);
     const relationships: Record<string, { data?: unknown }> = plain.body.data.relationships ?? {};
     for (const relationship of Object.values(relationships)) assert.equal(relationship.data, undefined);
-    for (const name of ['team', 'vcs', 'workspace', 'template', 'collection']) {
+    for (const name of ['team', 'vcs', 'workspace', 'template', 'collection', 'module', 'provider']) {
       const related = await context.server.get(`/api/v1/organization/${owner}/relationships/${name}`);
       assert.equal(related.status, 200, `${name}: ${related.text}`);
       assert.ok(Array.isArray(related.body.data), name);
     }
-    for (const name of ['job', 'module', 'provider']) {
+    for (const name of ['job']) {
       assert.deepEqual((await context.server.get(`/api/v1/organization/${owner}/relationships/${name}`)).body, { data: [] }, name);
     }
   });

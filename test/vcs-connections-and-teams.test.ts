@@ -173,10 +173,7 @@ describeEachStore('VCS connections, workspace links and teams', (context) => {
       422,
     );
     // A workspace's webhook is modeled (a to-many of at most one): it changes through its record.
-    assertError(
-      await context.server.request('PATCH', `${workspaces()}/${workspace}/relationships/webhook`, { body: { data: [] } }),
-      403,
-    );
+    assertError(await context.server.request('PATCH', `${workspaces()}/${workspace}/relationships/webhook`, { body: { data: [] } }), 403);
   });
 
   it('refuses POST and DELETE on a relationship with 403, the answer PATCH gives a to-many one, and changes nothing', async () => {

@@ -1,0 +1,116 @@
+import { EventEmitter } from 'node:events';
+
+/** What stands where a secret was. */
+export const redacted = '***';
+
+/**
+ * The forms in which a secret value can reach a step's output: as it is, escaped inside a JSON
+ * string (`show -json` and `output -json` print values so), and each longer line of a value that
+ * spans lines (a tool prints such a value line by line, each behind its own prefix).
+ */
+function formsOf(secret: string): string[] {
+  const forms = new Set<string>([secret, JSON.stringify(secret).slice(1, -1)]);
+  for (const line of secret.split(/\r?\n/)) if (line.trim().length >= 8) forms.add(line);
+  return [...forms].filter((form) => form !== '');
+}
+
+const escapeForPattern = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A step's output as it is kept and streamed: every secret replaced by `***` before anything
+ * leaves it, and only the newest `limit` characters kept, behind a note of how much was trimmed.
+ * Text arrives in chunks that may split a secret anywhere, so the end of what has arrived is held
+ * back while it could still be the start of one; `end` lets it go.
+ *
+ * Listeners of `text` receive the redacted text as it is released, in order, for live streams.
+ */
+export class StepOutput extends EventEmitter<{ text: [string]; end: [] }> {
+  private readonly pattern: RegExp | undefined;
+  private readonly forms: readonly string[];
+  private readonly firstCharacters: ReadonlySet<string>;
+  private readonly longest: number;
+  private pending = '';
+  private readonly kept: string[] = [];
+  private keptLength = 0;
+  private trimmedCharacters = 0;
+  private ended = false;
+
+  constructor(
+    private readonly limit: number,
+    secrets: Iterable<string>,
+  ) {
+    super();
+    const forms = [...new Set([...secrets].flatMap(formsOf))].sort((a, b) => b.length - a.length);
+    this.pattern = forms.length === 0 ? undefined : new RegExp(forms.map(escapeForPattern).join('|'), 'g');
+    this.longest = forms[0]?.length ?? 0;
+    this.forms = forms;
+    this.firstCharacters = new Set(forms.map((form) => form.charAt(0)));
+  }
+
+  /** Adds text; what can no longer be part of a secret is released. */
+  write(text: string): void {
+    if (this.ended || text === '') return;
+    this.pending = this.redact(this.pending + text);
+    const held = this.heldFrom(this.pending);
+    this.release(this.pending.slice(0, held));
+    this.pending = this.pending.slice(held);
+  }
+
+  /** Releases what was held back: no more text comes. */
+  end(): void {
+    if (this.ended) return;
+    this.release(this.pending);
+    this.pending = '';
+    this.ended = true;
+    this.emit('end');
+  }
+
+  get finished(): boolean {
+    return this.ended;
+  }
+
+  /** The output as it is kept: the newest part, with a first line saying how much came before it. */
+  text(): string {
+    const kept = this.kept.join('');
+    if (this.trimmedCharacters === 0) return kept;
+    return `[${this.trimmedCharacters} earlier characters of this output were trimmed]\n${kept}`;
+  }
+
+  private redact(text: string): string {
+    return this.pattern === undefined ? text : text.replace(this.pattern, redacted);
+  }
+
+  /** Where the held-back end starts: the earliest point from which the rest could begin a secret. */
+  private heldFrom(text: string): number {
+    for (let start = Math.max(0, text.length - this.longest + 1); start < text.length; start++) {
+      if (!this.firstCharacters.has(text.charAt(start))) continue;
+      const rest = text.slice(start);
+      if (this.forms.some((form) => form.length > rest.length && form.startsWith(rest))) return start;
+    }
+    return text.length;
+  }
+
+  private release(text: string): void {
+    if (text === '') return;
+    this.kept.push(text);
+    this.keptLength += text.length;
+    this.trim();
+    this.emit('text', text);
+  }
+
+  private trim(): void {
+    while (this.keptLength > this.limit && this.kept.length > 0) {
+      const first = this.kept[0] ?? '';
+      const excess = this.keptLength - this.limit;
+      if (first.length <= excess) {
+        this.kept.shift();
+        this.keptLength -= first.length;
+        this.trimmedCharacters += first.length;
+      } else {
+        this.kept[0] = first.slice(excess);
+        this.keptLength -= excess;
+        this.trimmedCharacters += excess;
+      }
+    }
+  }
+}

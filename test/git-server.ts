@@ -128,6 +128,23 @@ export class GitServer {
     return this.url(name);
   }
 
+  /** Adds a commit with `files` on `branch` (made from the default branch when new) of a repository made by `repository`. */
+  commit(name: string, branch: string, files: Record<string, string>): void {
+    const work = mkdtempSync(path.join(tmpdir(), 'stratum-test-work-'));
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd: work });
+    git('clone', '--quiet', path.join(this.root, `${name}.git`), '.');
+    git('checkout', '--quiet', '-B', branch);
+    for (const [file, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(work, file)), { recursive: true });
+      writeFileSync(path.join(work, file), text);
+    }
+    git('add', '--all');
+    git('commit', '--quiet', '-m', 'change');
+    git('push', '--quiet', 'origin', branch);
+    rmSync(work, { recursive: true, force: true });
+  }
+
   /** Tags the newest commit of a repository made by `repository`. */
   tag(name: string, tag: string): void {
     execFileSync('git', ['--git-dir', path.join(this.root, `${name}.git`), 'tag', tag, 'HEAD']);

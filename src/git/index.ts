@@ -1,7 +1,8 @@
 /**
  * Reading remote git repositories with the machine's `git`: their tags, and the files at a tag.
- * Independent of what is read: modules of the registry today, workspace sources later.
+ * Independent of what is read: modules of the registry, and the workspace sources runs check out.
  */
+export { checkout, refNameProblem } from './checkout.js';
 export { GitFailure } from './git-command.js';
 export {
   defaultGitLimits,

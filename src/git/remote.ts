@@ -127,7 +127,10 @@ export async function readTags<T>(
  * environment configuration (never in the URL, a file or the command line), or a key file of mode
  * 0600 in a temporary folder removed afterwards.
  */
-async function withCredential<T>(remote: GitRemote, call: (env: Record<string, string>, secrets: string[]) => Promise<T>): Promise<T> {
+export async function withCredential<T>(
+  remote: GitRemote,
+  call: (env: Record<string, string>, secrets: string[]) => Promise<T>,
+): Promise<T> {
   const problem = gitSourceProblem(remote.url);
   if (problem !== undefined) throw new GitFailure(`the source ${problem}`, false);
   const credential = remote.credential;

@@ -1,10 +1,4 @@
-import { createRequire } from 'node:module';
-
-/**
- * HashiCorp's HCL parser, compiled to WebAssembly. Loaded without its type declarations: they pull
- * in the DOM library, which would change Node's own stream types for the whole program.
- */
-const hcl = createRequire(import.meta.url)('@cdktf/hcl2json') as { parse(file: string, text: string): Promise<unknown> };
+import { parseHcl } from './hcl.js';
 
 /** A module's input variable, as its `variable` block declares it. */
 export interface ModuleInput {
@@ -38,7 +32,7 @@ export async function describeModule(files: readonly { name: string; text: strin
   for (const file of files) {
     let document: Record<string, unknown>;
     try {
-      document = (await hcl.parse(file.name, file.text)) as Record<string, unknown>;
+      document = (await parseHcl(file.name, file.text)) as Record<string, unknown>;
     } catch (error) {
       found.unreadable.push({ file: file.name, problem: String(error instanceof Error ? error.message : error).slice(0, 500) });
       continue;

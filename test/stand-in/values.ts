@@ -82,8 +82,14 @@ export async function readVariables(declared: VariableBlock[], sources: Variable
         `The root module input variable "${variable.name}" is not set, and has no default value. Use a -var or -var-file command line argument to provide a value for this variable.`,
       );
     }
-    const value = given === undefined ? variable.default : 'value' in given ? given.value : await fromText(given.text, type);
-    values.set(variable.name, convert(value, type, `variable "${variable.name}"`));
+    const what = `variable "${variable.name}"`;
+    const value =
+      given === undefined
+        ? literal(variable.default, what)
+        : 'value' in given
+          ? literal(given.value, what)
+          : await fromText(given.text, type, what);
+    values.set(variable.name, convert(value, type, what));
   }
   return values;
 }
@@ -99,12 +105,28 @@ async function readVariableFile(file: string): Promise<[string, unknown][]> {
   }
 }
 
+/**
+ * A value as HCL wrote it (in HCL's JSON form), as the literal it is: `${` starts an expression,
+ * which a variable's value may not hold, and `$${` and `%%{` are escapes of `${` and `%{`.
+ */
+function literal(value: unknown, what: string): unknown {
+  if (typeof value === 'string') {
+    if (/(^|[^$])\$\{/.test(value)) throw new Diagnostic('Variables not allowed', `Variables may not be used here (${what}).`);
+    return value.replace(/\$\$\{/g, '${').replace(/%%\{/g, '%{');
+  }
+  if (Array.isArray(value)) return value.map((item) => literal(item, what));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, literal(item, what)]));
+  }
+  return value;
+}
+
 /** Terraform reads a string-typed (or untyped) variable's text as is and any other type's as an HCL expression. */
-async function fromText(text: string, type: CtyType | undefined): Promise<unknown> {
+async function fromText(text: string, type: CtyType | undefined, what: string): Promise<unknown> {
   if (type === undefined || type === 'string' || type === 'number' || type === 'bool') return text;
   try {
     const parsed = await parseHcl('value', `value = ${text}\n`);
-    return parsed.value;
+    return literal(parsed.value, what);
   } catch (error) {
     throw new Diagnostic('Invalid value for input variable', String(error));
   }
@@ -133,8 +155,6 @@ export function convert(value: unknown, type: CtyType | undefined, what: string)
       `The value given for ${what} is not suitable: ${JSON.stringify(value)} is not a ${JSON.stringify(type)}.`,
     );
   };
-  if (typeof value === 'string' && value.includes('${'))
-    throw new Diagnostic('Variables not allowed', `Variables may not be used here (${what}).`);
   if (type === undefined) return { value, type: typeOf(value) };
   if (value === null) return { value, type };
   if (type === 'string') {

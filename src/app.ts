@@ -33,6 +33,7 @@ import { resourceRoutes } from './http/routes/resource-routes.js';
 import { serviceIndex } from './http/routes/service-index.js';
 import { tokenRoutes } from './http/routes/token-routes.js';
 import { notificationRoutes } from './http/routes/notification-routes.js';
+import { subscriptions } from './http/routes/subscriptions.js';
 import { Notifier } from './notifications/deliveries.js';
 import { Destinations } from './outbound/destinations.js';
 import { refuseNulInUrl } from './http/plugins/url-check.js';
@@ -41,6 +42,7 @@ import { routesOf } from './jsonapi/routes.js';
 import type { Logger } from './log.js';
 import { atomicExample, resourceExamples } from './resources/examples.js';
 import {
+  liveChannelRecords,
   notificationRecords,
   permissionScopes,
   registry,
@@ -51,6 +53,7 @@ import {
 } from './resources/index.js';
 import type { SecretCipher } from './secrets/cipher.js';
 import type { Store } from './store/database.js';
+import { localJobEvents, postgresJobEvents } from './runs/job-events.js';
 import { withStatementLog } from './store/statement-log.js';
 import { packageVersion } from './version.js';
 
@@ -116,6 +119,9 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
   const apiTokens = new ApiTokens(store.db, signer, log, config.personalTokenMaxDays);
   const engine = new Engine({ registry, recordPolicies, tokenPolicies, apiTokens, store, cipher, responseMemory: config.responseMemory });
   const oidc = config.oidc === undefined ? undefined : new OidcVerifier(config.oidc, config.adminGroup);
+  const authenticator = new Authenticator(signer, apiTokens, oidc);
+  const jobEvents =
+    config.databaseUrl === undefined ? localJobEvents() : postgresJobEvents(config.databaseUrl, (message) => log.warn(message));
   const notifier = new Notifier(
     store.db,
     new Destinations(config.outbound.allow),
@@ -143,7 +149,7 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
     return Promise.resolve();
   });
   void app.register(async (api) => {
-    await api.register(authentication, { authenticator: new Authenticator(signer, apiTokens, oidc), log });
+    await api.register(authentication, { authenticator, log });
     await api.register(resourceRoutes, { engine, routes });
     await api.register(atomicRoute, { engine, atomic: new AtomicOperations(registry, routes) });
     await api.register(graphqlRoute, { engine, unmodeled: unmodeledRecords, log });
@@ -151,6 +157,8 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
     // Not in the API description: it exists only to say that it is not offered.
     registerDescribedRoutes(api, [...registryEndpoints, publicRegistryRoute]);
   });
+  // Authenticated by the token its client sends once connected, not by a header of the upgrade request.
+  void app.register(subscriptions, { engine, authenticator, events: jobEvents, records: liveChannelRecords });
   const version = packageVersion();
   const description = openApiDocument(
     registry,

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { ApiError, type Place } from '../errors.js';
 
 /** One JSON:API error object. */
@@ -57,7 +58,12 @@ export function inDocument(error: unknown, shape: DocumentShape): unknown {
 export function errorDocument(error: ApiError): { errors: ErrorObject[] } {
   return {
     errors: error.problems.map((p) => {
-      const object: ErrorObject = { status: String(error.status), code: p.code, title: titles[error.status] ?? 'Error', detail: p.detail };
+      const object: ErrorObject = {
+        status: String(error.status),
+        code: p.code,
+        title: titles[error.status] ?? STATUS_CODES[error.status] ?? 'Error',
+        detail: p.detail,
+      };
       const at = p.at === undefined ? undefined : placeInDocument(p.at, 'resource');
       if (at !== undefined && 'pointer' in at) object.source = { pointer: at.pointer };
       else if (at !== undefined && 'argument' in at) object.source = { parameter: at.argument };

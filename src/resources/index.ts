@@ -33,6 +33,9 @@ export { permissionScopes, unmodeledRecords } from './terrakube-compat.js';
 export { registryRecords } from './registry-protocol.js';
 export { notificationRecords } from './notification.js';
 
+/** The records whose job events the live channel serves. */
+export const liveChannelRecords = { workspace, organization };
+
 /** Every resource the API serves, checked once at start. */
 export const registry = new Registry(
   [

@@ -5,6 +5,9 @@ import type { JsonSchema } from './described-route.js';
 
 export const pathText: JsonSchema = { type: 'string', minLength: 1, maxLength: 256 };
 
+/** The keys of RegistryRecords that name types of records. */
+type RecordName = Exclude<keyof RegistryRecords, 'lookup' | 'archive'>;
+
 export interface Place {
   resource: ResourceDeclaration;
   id: string;
@@ -18,13 +21,13 @@ export const equals = (attribute: string, value: string) => `${attribute}=="${va
  * namespace is an organization the caller can see, by name.
  */
 export class RegistryLookups {
-  readonly records: Record<Exclude<keyof RegistryRecords, 'lookup'>, ResourceDeclaration>;
+  readonly records: Record<RecordName, ResourceDeclaration>;
   readonly lookup: RegistryRecords['lookup'];
 
-  constructor(engine: Engine, { lookup, ...names }: RegistryRecords) {
+  constructor(engine: Engine, { lookup, archive: _archive, ...names }: RegistryRecords) {
     this.lookup = lookup;
-    const found = {} as Record<Exclude<keyof RegistryRecords, 'lookup'>, ResourceDeclaration>;
-    for (const [key, type] of Object.entries(names) as [Exclude<keyof RegistryRecords, 'lookup'>, string][]) {
+    const found = {} as Record<RecordName, ResourceDeclaration>;
+    for (const [key, type] of Object.entries(names) as [RecordName, string][]) {
       const resource = engine.registry.get(type);
       if (resource === undefined) throw new Error(`the registry protocols need the ${type} records`);
       found[key] = resource;

@@ -1,7 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { Engine, Session } from '../../engine/index.js';
-import type { RegistryRecords, Row } from '../../model/index.js';
+import type { RegistryRecords } from '../../model/index.js';
 import type { DescribedRoute, JsonSchema } from './described-route.js';
+import { originOf, type ModuleLinks } from './module-links.js';
+import { archiveRouteOf } from './registry-archive-route.js';
 import { providerRoutes } from './registry-provider-routes.js';
 import { RegistryLookups, equals, pathText, type Place } from './registry-lookups.js';
 import { sessionOf } from './request-session.js';
@@ -16,9 +18,10 @@ const versions = (item: JsonSchema): JsonSchema => ({
  * The Terraform registry protocols, as Terrakube's registry serves them: module versions and where
  * to download one, a module version's README (the web UI's module page), and provider versions
  * with the builds of one. Every answer reads the caller's records: a namespace is an organization
- * it can see, by name.
+ * it can see, by name. The one route without a token, a module version's zip, is `public`: it
+ * takes the signed link /download gives instead.
  */
-export function registryRoutes(engine: Engine, names: RegistryRecords): DescribedRoute[] {
+export function registryRoutes(engine: Engine, names: RegistryRecords, links: ModuleLinks): DescribedRoute[] {
   const lookups = new RegistryLookups(engine, names);
   const { records } = lookups;
   const one = lookups.one.bind(lookups);
@@ -42,7 +45,7 @@ export function registryRoutes(engine: Engine, names: RegistryRecords): Describe
       equals(lookups.lookup.moduleVersion, version),
       `version ${version} of this module`,
     );
-    return { module: found.row, version: row };
+    return { ...found, version: row };
   };
 
   const moduleParams = { namespace: pathText, name: pathText, provider: pathText };
@@ -77,18 +80,25 @@ export function registryRoutes(engine: Engine, names: RegistryRecords): Describe
       method: 'GET',
       url: '/terraform/modules/v1/:namespace/:name/:provider/:version/download',
       operationId: 'registry_module_download',
-      summary: 'Where Terraform downloads a module version: X-Terraform-Get names its git source, folder and tag',
+      summary:
+        "Where Terraform downloads a module version: X-Terraform-Get names its zip, by a link signed for a few minutes; counts the module's downloads",
       params: { ...moduleParams, version: pathText },
       examples: { params: { ...moduleExample, version: '1.0.0' } },
       success: { status: 204, description: 'The X-Terraform-Get header holds the address.' },
       errors: [401, 404],
       handler: async (request, reply) => {
-        const { module, version } = await findModuleVersion(request, sessionOf(engine, request, reply));
-        return reply
-          .header('x-terraform-get', downloadAddress(module, String(version.git_tag)))
-          .header('access-control-expose-headers', 'X-Terraform-Get')
-          .code(204)
-          .send();
+        const session = sessionOf(engine, request, reply);
+        const { params, row, ancestors } = await findModuleVersion(request, session);
+        const [place] = ancestors;
+        if (place !== undefined) {
+          await session.countUse({ resource: records.module, ancestors: [place], id: String(row.id) }, lookups.lookup.moduleDownloads);
+        }
+        const path = links.pathOf({ ...params, version: String(params.version) });
+        // Absolute: the web UI fetches it from its own origin otherwise. Terraform resolves a relative one itself.
+        reply.header('x-terraform-get', `${originOf(request) ?? ''}${path}`);
+        // Terrakube's own, for a page on the same origin; the cross-origin plugin's list names it too.
+        if (!reply.hasHeader('access-control-expose-headers')) reply.header('access-control-expose-headers', 'X-Terraform-Get');
+        return reply.code(204).send();
       },
     },
     {
@@ -111,14 +121,5 @@ export function registryRoutes(engine: Engine, names: RegistryRecords): Describe
       },
     },
   ];
-  return [...routes, ...providerRoutes(engine, lookups)];
-}
-
-/**
- * Terraform's `module` source for a version: git, with the folder as a subdirectory and the tag as
- * the ref (`git::https://host/repo.git//folder?ref=v1.0.0`).
- */
-function downloadAddress(module: Row, tag: string): string {
-  const folder = typeof module.folder === 'string' ? module.folder.replace(/^\/+|\/+$/g, '') : '';
-  return `git::${String(module.source)}${folder === '' ? '' : `//${folder}`}?ref=${encodeURIComponent(tag)}`;
+  return [...routes, archiveRouteOf(engine, lookups, links, names.archive), ...providerRoutes(engine, lookups)];
 }

@@ -234,6 +234,13 @@ describeEachStore('the private registry', (context) => {
     assert.equal(first.status, 200, first.text);
     assert.equal(first.type, 'application/zip');
     assert.deepEqual(await unzipped(first.zip), { 'README.md': '# Network 1.0\n', 'main.tf': mainTf });
+    // Terraform's downloader tries a HEAD first, and goes on with GET: none is answered, so none reads the repository.
+    assert.equal((await fetch(await linkOf(context.server, `${organizationName}/network/aws/1.0.0`), { method: 'HEAD' })).status, 405);
+    // Behind a TLS proxy, the scheme it says.
+    const proxied = await context.server.get(`/terraform/modules/v1/${organizationName}/network/aws/1.0.0/download`, {
+      headers: { 'x-forwarded-proto': 'https' },
+    });
+    assert.equal(new URL(proxied.headers.get('x-terraform-get') ?? '').origin, context.server.url.replace(/^http:/, 'https:'));
     const second = await fetchZip(await linkOf(context.server, `${organizationName}/network/aws/1.1.0`));
     assert.deepEqual(await unzipped(second.zip), {
       'README.md': '# Network 1.1\n',

@@ -3,7 +3,7 @@ import { ApiError } from '../../errors.js';
 import type { RegistryRecords } from '../../model/index.js';
 import type { DescribedRoute } from './described-route.js';
 import { archiveRoute, type ModuleLinks, type ModuleVersionName } from './module-links.js';
-import { equals, pathText, type RegistryLookups } from './registry-lookups.js';
+import { pathText, type RegistryLookups } from './registry-lookups.js';
 
 /**
  * A module version's zip, at the address /download names: what Terraform downloads, and what the
@@ -17,7 +17,6 @@ export function archiveRouteOf(
   links: ModuleLinks,
   archive: RegistryRecords['archive'],
 ): DescribedRoute {
-  const { records } = lookups;
   return {
     method: 'GET',
     url: archiveRoute,
@@ -58,24 +57,8 @@ export function archiveRouteOf(
       reply.raw.once('close', () => {
         session.close();
       });
-      const place = await lookups.namespace(session, params.namespace);
-      const filter = `${equals('name', params.name)};${equals(lookups.lookup.moduleProvider, params.provider)}`;
-      const module = await lookups.one(
-        session,
-        records.module,
-        [place],
-        filter,
-        `module ${params.namespace}/${params.name}/${params.provider}`,
-      );
-      const ancestors = [place, { resource: records.module, id: String(module.id) }];
-      const version = await lookups.one(
-        session,
-        records.moduleVersion,
-        ancestors,
-        equals(lookups.lookup.moduleVersion, params.version),
-        `version ${params.version} of this module`,
-      );
-      const zip = await archive(module, version, service.secrets(place.id));
+      const { row, version, namespace } = await lookups.moduleVersion(session, params);
+      const zip = await archive(row, version, service.secrets(namespace.id));
       return reply.type('application/zip').header('cache-control', 'private, no-store').send(zip);
     },
   };

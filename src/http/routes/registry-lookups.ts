@@ -58,6 +58,28 @@ export class RegistryLookups {
     return row;
   }
 
+  /** A module by the names of the protocol's paths, its organization, and the path to it (the organization, then itself). */
+  async module(
+    session: Session,
+    names: { namespace: string; name: string; provider: string },
+  ): Promise<{ row: Row; namespace: Place; ancestors: Place[] }> {
+    const place = await this.namespace(session, names.namespace);
+    const filter = `${equals('name', names.name)};${equals(this.lookup.moduleProvider, names.provider)}`;
+    const row = await this.one(session, this.records.module, [place], filter, `module ${names.namespace}/${names.name}/${names.provider}`);
+    return { row, namespace: place, ancestors: [place, { resource: this.records.module, id: String(row.id) }] };
+  }
+
+  /** A module's version by the names of the protocol's paths, with the module and the path to it. */
+  async moduleVersion(
+    session: Session,
+    names: { namespace: string; name: string; provider: string; version: string },
+  ): Promise<{ row: Row; version: Row; namespace: Place; ancestors: Place[] }> {
+    const found = await this.module(session, names);
+    const filter = equals(this.lookup.moduleVersion, names.version);
+    const version = await this.one(session, this.records.moduleVersion, found.ancestors, filter, `version ${names.version} of this module`);
+    return { ...found, version };
+  }
+
   async namespace(session: Session, name: string): Promise<Place> {
     const row = await this.one(session, this.records.namespace, [], equals('name', name), `organization named ${name}`);
     return { resource: this.records.namespace, id: String(row.id) };

@@ -1,11 +1,10 @@
-import type { FastifyRequest } from 'fastify';
-import type { Engine, Session } from '../../engine/index.js';
+import type { Engine } from '../../engine/index.js';
 import type { RegistryRecords } from '../../model/index.js';
 import type { DescribedRoute, JsonSchema } from './described-route.js';
 import { originOf, type ModuleLinks } from './module-links.js';
 import { archiveRouteOf } from './registry-archive-route.js';
 import { providerRoutes } from './registry-provider-routes.js';
-import { RegistryLookups, equals, pathText, type Place } from './registry-lookups.js';
+import { RegistryLookups, pathText } from './registry-lookups.js';
 import { sessionOf } from './request-session.js';
 
 const versions = (item: JsonSchema): JsonSchema => ({
@@ -24,29 +23,10 @@ const versions = (item: JsonSchema): JsonSchema => ({
 export function registryRoutes(engine: Engine, names: RegistryRecords, links: ModuleLinks): DescribedRoute[] {
   const lookups = new RegistryLookups(engine, names);
   const { records } = lookups;
-  const one = lookups.one.bind(lookups);
   const all = lookups.all.bind(lookups);
 
-  type ModuleParams = { namespace: string; name: string; provider: string; version?: string };
-  const findModule = async (request: FastifyRequest, session: Session) => {
-    const params = request.params as ModuleParams;
-    const place = await lookups.namespace(session, params.namespace);
-    const filter = `${equals('name', params.name)};${equals(lookups.lookup.moduleProvider, params.provider)}`;
-    const row = await one(session, records.module, [place], filter, `module ${params.namespace}/${params.name}/${params.provider}`);
-    return { params, row, ancestors: [place, { resource: records.module, id: String(row.id) }] as Place[] };
-  };
-  const findModuleVersion = async (request: FastifyRequest, session: Session) => {
-    const found = await findModule(request, session);
-    const version = String(found.params.version);
-    const row = await one(
-      session,
-      records.moduleVersion,
-      found.ancestors,
-      equals(lookups.lookup.moduleVersion, version),
-      `version ${version} of this module`,
-    );
-    return { ...found, version: row };
-  };
+  type ModuleParams = { namespace: string; name: string; provider: string };
+  type VersionParams = ModuleParams & { version: string };
 
   const moduleParams = { namespace: pathText, name: pathText, provider: pathText };
   // The names of the resource examples' organization and module, so that the examples succeed.
@@ -71,7 +51,7 @@ export function registryRoutes(engine: Engine, names: RegistryRecords, links: Mo
       errors: [401, 404],
       handler: async (request, reply) => {
         const session = sessionOf(engine, request, reply);
-        const found = await findModule(request, session);
+        const found = await lookups.module(session, request.params as ModuleParams);
         const rows = await all(session, records.moduleVersion, found.ancestors);
         return reply.send({ modules: [{ versions: rows.map((row) => ({ version: String(row.version) })) }] });
       },
@@ -88,15 +68,13 @@ export function registryRoutes(engine: Engine, names: RegistryRecords, links: Mo
       errors: [401, 404],
       handler: async (request, reply) => {
         const session = sessionOf(engine, request, reply);
-        const { params, row, ancestors } = await findModuleVersion(request, session);
-        const [place] = ancestors;
-        if (place !== undefined) {
-          await session.countUse({ resource: records.module, ancestors: [place], id: String(row.id) }, lookups.lookup.moduleDownloads);
-        }
-        const path = links.pathOf({ ...params, version: String(params.version) });
+        const params = request.params as VersionParams;
+        const { row, namespace } = await lookups.moduleVersion(session, params);
+        await session.countUse({ resource: records.module, ancestors: [namespace], id: String(row.id) }, lookups.lookup.moduleDownloads);
+        const path = links.pathOf(params);
         // Absolute: the web UI fetches it from its own origin otherwise. Terraform resolves a relative one itself.
         reply.header('x-terraform-get', `${originOf(request) ?? ''}${path}`);
-        // Terrakube's own, for a page on the same origin; the cross-origin plugin's list names it too.
+        // As Terrakube sends it; for a configured origin the cross-origin plugin has set its list, which names it too.
         if (!reply.hasHeader('access-control-expose-headers')) reply.header('access-control-expose-headers', 'X-Terraform-Get');
         return reply.code(204).send();
       },
@@ -115,7 +93,7 @@ export function registryRoutes(engine: Engine, names: RegistryRecords, links: Mo
       },
       errors: [401, 404],
       handler: async (request, reply) => {
-        const { version } = await findModuleVersion(request, sessionOf(engine, request, reply));
+        const { version } = await lookups.moduleVersion(sessionOf(engine, request, reply), request.params as VersionParams);
         const readme = typeof version.readme === 'string' ? version.readme : '';
         return reply.send({ content: Buffer.from(readme).toString('base64'), url: null });
       },

@@ -24,6 +24,7 @@ import type { Metrics } from './http/metrics.js';
 import { requestMetrics } from './http/plugins/request-metrics.js';
 import { releaseRoutes } from './http/routes/release-routes.js';
 import { discoveryRoute, publicRegistryRoute } from './http/routes/registry-discovery.js';
+import { ModuleLinks } from './http/routes/module-links.js';
 import { registryRoutes } from './http/routes/registry-routes.js';
 import { openApiDocument } from './http/description/openapi.js';
 import { withGuide } from './http/description/openapi-guide.js';
@@ -134,7 +135,7 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
     ...notificationRoutes(engine, notifier, notificationRecords),
   ];
   const releaseEndpoints = releaseRoutes(config.releases, log);
-  const registryEndpoints = registryRoutes(engine, registryRecords);
+  const registryEndpoints = registryRoutes(engine, registryRecords, new ModuleLinks(signingKey, config.moduleLinkSeconds));
 
   if (config.corsOrigins.length > 0) void app.register(crossOrigin, { origins: config.corsOrigins });
   void app.register(bodyParsing);
@@ -143,9 +144,10 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
   void app.register(requestLog, { log });
   if (metrics !== undefined) void app.register(requestMetrics, { metrics });
   void app.register(health, { store });
-  // Public, as in Terrakube: the vendors' release lists the workspace pages offer.
+  // Public, as in Terrakube: the vendors' release lists the workspace pages offer. A module's zip
+  // takes no token either, but a signed link.
   void app.register((api) => {
-    registerDescribedRoutes(api, [...releaseEndpoints, discoveryRoute]);
+    registerDescribedRoutes(api, [...releaseEndpoints, discoveryRoute, ...registryEndpoints.filter((route) => route.public === true)]);
     return Promise.resolve();
   });
   void app.register(async (api) => {
@@ -155,7 +157,7 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
     await api.register(graphqlRoute, { engine, unmodeled: unmodeledRecords, log });
     registerDescribedRoutes(api, tokenEndpoints);
     // Not in the API description: it exists only to say that it is not offered.
-    registerDescribedRoutes(api, [...registryEndpoints, publicRegistryRoute]);
+    registerDescribedRoutes(api, [...registryEndpoints.filter((route) => route.public !== true), publicRegistryRoute]);
   });
   // Authenticated by the token its client sends once connected, not by a header of the upgrade request.
   void app.register(subscriptions, { engine, authenticator, events: jobEvents, records: liveChannelRecords });

@@ -40,6 +40,8 @@ export interface Config {
   metrics: MetricsListener | undefined;
   releases: ReleaseSettings;
   outbound: OutboundSettings;
+  /** How long the link to a module version's zip that /download gives serves, in seconds. */
+  moduleLinkSeconds: number;
 }
 
 /** Where outbound calls (notification deliveries) may go, and how long they may take. */
@@ -248,6 +250,7 @@ export function inspectConfig(env: NodeJS.ProcessEnv = process.env): { config: C
     personalTokenMaxDays: integer('STRATUM_PERSONAL_TOKEN_MAX_DAYS', undefined, 1, 36500),
     corsOrigins,
     connections,
+    moduleLinkSeconds: integer('STRATUM_MODULE_LINK_SECONDS', 300, 1, 86_400),
     shutdownTimeoutMs: integer('STRATUM_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 3_600_000),
     metrics,
     releases,
@@ -275,7 +278,8 @@ function parseOrigins(raw: string | undefined, problems: string[]): string[] {
       problems.push(`STRATUM_CORS_ORIGINS must name each origin: "${entry}" is a pattern, which no browser sends as its origin`);
       continue;
     }
-    const origin = /^https?:\/\/[^/?#@\s]+\/?$/i.test(entry) ? originOf(entry) : undefined;
+    // The origin as browsers write it (lower-case host, default port left out).
+    const origin = /^https?:\/\/[^/?#@\s]+\/?$/i.test(entry) && URL.canParse(entry) ? new URL(entry).origin : undefined;
     if (origin === undefined) {
       problems.push(`STRATUM_CORS_ORIGINS must list origins like https://ui.example.com (scheme, host and port, no path), got "${entry}"`);
       continue;
@@ -283,15 +287,6 @@ function parseOrigins(raw: string | undefined, problems: string[]): string[] {
     origins.push(origin);
   }
   return [...new Set(origins)];
-}
-
-/** The origin of a URL as browsers write it (lower-case host, default port left out), or undefined. */
-function originOf(text: string): string | undefined {
-  try {
-    return new URL(text).origin;
-  } catch {
-    return undefined;
-  }
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

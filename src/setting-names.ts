@@ -36,6 +36,7 @@ export const settingNames: readonly string[] = [
   'STRATUM_OUTBOUND_ALLOW',
   'STRATUM_OUTBOUND_TIMEOUT_MS',
   'STRATUM_NOTIFICATION_DELIVERIES_KEPT',
+  'STRATUM_MODULE_LINK_SECONDS',
 ];
 
 /** Prefixes of the variables the project's own tests, fuzzing and benchmarks read, not the service. */

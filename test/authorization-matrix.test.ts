@@ -717,6 +717,18 @@ describeEachStore('authorization matrix', (context) => {
         status: () => 200,
       })),
       ...notificationCells(target),
+      {
+        // No token: a link /download signed for an administrator serves whoever holds it, whatever token comes with it.
+        name: "GET a module version's zip",
+        operation: 'GET /terraform/modules/v1/download/{namespace}/{name}/{provider}/{version}/module.zip',
+        send: async (token: string | null) => {
+          const name = String((await context.server.get(`/api/v1/organization/${organization ?? ''}`)).body.data.attributes.name);
+          const download = await context.server.get(`/terraform/modules/v1/${name}/network/aws/1.0.0/download`);
+          const link = new URL(download.headers.get('x-terraform-get') ?? '');
+          return context.server.get(`${link.pathname}${link.search}`, { token });
+        },
+        status: () => 200,
+      },
       // The registry protocols: the records of the organization named, as JSON:API reads them.
       ...registryCells(organization).map((cell) => ({
         ...cell,

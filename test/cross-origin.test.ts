@@ -61,14 +61,15 @@ describeEachStore('cross-origin requests from the configured origins', { env: cr
     assertAllowed(await preflight(context.server, '/api/v1/organization', devUi), devUi);
   });
 
-  it('a read from an allowed origin carries Access-Control-Allow-Origin and exposes ETag and Location', async () => {
+  it('a read from an allowed origin carries Access-Control-Allow-Origin and exposes ETag, Location and X-Terraform-Get', async () => {
     const response = await context.server.get('/api/v1/organization', { headers: { origin: ui } });
     assert.equal(response.status, 200);
     assertAllowed(response, ui);
     // Both what the answer varies with: the origin, and Accept (which may make it a 406).
     assert.match(response.headers.get('vary') ?? '', /^(?=.*\bOrigin\b)(?=.*\bAccept\b)/i);
     const exposed = (response.headers.get('access-control-expose-headers') ?? '').toLowerCase();
-    for (const header of ['etag', 'location', 'www-authenticate']) assert.match(exposed, new RegExp(`\\b${header}\\b`));
+    // X-Terraform-Get: where the web UI's module page finds a module version's zip.
+    for (const header of ['etag', 'location', 'www-authenticate', 'x-terraform-get']) assert.match(exposed, new RegExp(`\\b${header}\\b`));
   });
 
   it("the API docs page's document answers an allowed origin with its header, token or not", async () => {

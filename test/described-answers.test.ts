@@ -43,6 +43,9 @@ const kindOf = (op: DescribedOperation) => /^[a-z]+/.exec(op.operationId)?.[0] ?
  */
 const reachesOutside = (op: DescribedOperation) => op.path.startsWith('/notification/v1/');
 
+/** A module version's zip: reached by the signed link its /download gives, not by its path alone. */
+const archiveOperation = 'registry_module_archive';
+
 describeEachStore('every answer is what the API description says', (context) => {
   let api: ApiDescription;
   // Records of the whole service (actions, federated credentials) are made once, not in each
@@ -91,6 +94,15 @@ describeEachStore('every answer is what the API description says', (context) => 
       return encodeURIComponent(String(value));
     });
     return missing.length > 0 ? undefined : url;
+  };
+
+  /** The path and query of the link /download gives for the module version whose zip `path` names. */
+  const signedLink = async (path: string): Promise<string> => {
+    const download = path.replace('/v1/download/', '/v1/').replace(/\/module\.zip$/, '/download');
+    const answer = await context.server.get(download);
+    assert.equal(answer.status, 204, answer.text);
+    const link = new URL(answer.headers.get('x-terraform-get') ?? '');
+    return `${link.pathname}${link.search}`;
   };
 
   /** Sends the documented example of a create, and records the placeholder it answers for. */
@@ -201,8 +213,9 @@ describeEachStore('every answer is what the API description says', (context) => 
       const names: string[] =
         kind === 'read' && isRelationship(op) ? (op.parameters.find((p) => p.name === 'relationship')?.schema.enum ?? []) : [''];
       for (const name of names) {
-        const url = urlOf(op, given, name === '' ? {} : { relationship: name });
-        assert.ok(url !== undefined, `${op.operationId}: no record for the path ${op.path}`);
+        const path = urlOf(op, given, name === '' ? {} : { relationship: name });
+        assert.ok(path !== undefined, `${op.operationId}: no record for the path ${op.path}`);
+        const url = op.operationId === archiveOperation ? await signedLink(path) : path;
         const contentType = op.operation.requestBody === undefined ? undefined : Object.keys(op.operation.requestBody.content)[0];
         const response = await send(op, url, { body, ...(contentType === undefined ? {} : { headers: { 'content-type': contentType } }) });
         assert.equal(response.status, successOf(op), `${op.method} ${url}: ${response.text}`);

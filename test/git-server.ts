@@ -150,6 +150,18 @@ export class GitServer {
     execFileSync('git', ['--git-dir', path.join(this.root, `${name}.git`), 'tag', tag, 'HEAD']);
   }
 
+  /** Moves a tag of a repository made by `repository` to a new commit on top of its newest, with the same files. */
+  moveTag(name: string, tag: string): void {
+    const gitDir = path.join(this.root, `${name}.git`);
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '--git-dir', gitDir, ...args])
+        .toString()
+        .trim();
+    const commit = git('commit-tree', 'HEAD^{tree}', '-p', 'HEAD', '-m', 'moved');
+    git('update-ref', 'HEAD', commit);
+    git('tag', '--force', tag, commit);
+  }
+
   /** Deletes a repository, as a host does when it goes away. */
   remove(name: string): void {
     rmSync(path.join(this.root, `${name}.git`), { recursive: true, force: true });

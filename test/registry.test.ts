@@ -1,9 +1,19 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, it } from 'node:test';
+import yauzl from 'yauzl';
 import { GitServer } from './git-server.ts';
 import { data, literal, nodes } from './graphql-helpers.ts';
-import { assertError, createOrganization, createRecord, createVcs, describeEachStore, eventually } from './harness.ts';
+import {
+  assertError,
+  createOrganization,
+  createRecord,
+  createVcs,
+  describeEachStore,
+  eventually,
+  type Response,
+  type TestServer,
+} from './harness.ts';
 
 const mainTf = `variable "region" {
   type        = string
@@ -26,6 +36,62 @@ const subTf = `variable "zones" {
   type = list(string)
 }
 `;
+
+/** The files of a zip, by name, as text. */
+function unzipped(zip: Buffer): Promise<Record<string, string>> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromBuffer(zip, { lazyEntries: true }, (error, archive) => {
+      if (error !== null) {
+        reject(error);
+        return;
+      }
+      const files: Record<string, string> = {};
+      archive.on('entry', (entry: yauzl.Entry) => {
+        if (entry.fileName.endsWith('/')) {
+          archive.readEntry();
+          return;
+        }
+        archive.openReadStream(entry, (failure, stream) => {
+          if (failure !== null) {
+            reject(failure);
+            return;
+          }
+          const chunks: Buffer[] = [];
+          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+          stream.on('end', () => {
+            files[entry.fileName] = Buffer.concat(chunks).toString('utf8');
+            archive.readEntry();
+          });
+        });
+      });
+      archive.on('end', () => resolve(files));
+      archive.on('error', reject);
+      archive.readEntry();
+    });
+  });
+}
+
+/** Where /download says a module version's zip is: the X-Terraform-Get address. */
+async function linkOf(server: TestServer, path: string, token?: string): Promise<URL> {
+  const download = await server.get(`/terraform/modules/v1/${path}/download`, token === undefined ? {} : { token });
+  assert.equal(download.status, 204, download.text);
+  return new URL(download.headers.get('x-terraform-get') ?? '');
+}
+
+/** Fetches an address as the web UI's unzip does: no Authorization header. */
+async function fetchZip(address: URL | string): Promise<{ status: number; headers: Headers; type: string; zip: Buffer; text: string }> {
+  const response = await fetch(address);
+  const zip = Buffer.from(await response.arrayBuffer());
+  const { status, headers } = response;
+  return { status, headers, type: headers.get('content-type') ?? '', zip, text: zip.toString('utf8') };
+}
+
+/** A refused link: 403, a JSON:API error document. */
+function assertRefusedLink(answer: { status: number; headers: Headers; text: string }): void {
+  const response: Response = { status: answer.status, headers: answer.headers, text: answer.text, body: JSON.parse(answer.text) };
+  const [problem] = assertError(response, 403);
+  assert.match(problem?.detail ?? '', /expired|does not sign/);
+}
 
 describeEachStore('the private registry', (context) => {
   let git: GitServer;
@@ -128,7 +194,9 @@ describeEachStore('the private registry', (context) => {
 
     const download = await context.server.get(`${base}/1.0.0/download`);
     assert.equal(download.status, 204, download.text);
-    assert.equal(download.headers.get('x-terraform-get'), `git::${source}?ref=v1.0.0`);
+    const address = new URL(download.headers.get('x-terraform-get') ?? '');
+    assert.equal(address.origin, context.server.url, "the zip's address is on the server's own origin");
+    assert.equal(address.pathname, `/terraform/modules/v1/download/${organizationName}/network/aws/1.0.0/module.zip`);
     assert.match(download.headers.get('access-control-expose-headers') ?? '', /X-Terraform-Get/);
 
     const readme = await context.server.get(`/terraform/readme/v1/${organizationName}/network/aws/1.0.0/download`);
@@ -145,8 +213,9 @@ describeEachStore('the private registry', (context) => {
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.data.attributes.latestVersion, '2.0.0');
     const base = `/terraform/modules/v1/${organizationName}/subnets/aws`;
-    const download = await context.server.get(`${base}/2.0.0/download`);
-    assert.equal(download.headers.get('x-terraform-get'), `git::${source}//sub?ref=subnets-v2.0.0`);
+    const subnets = await fetchZip(await linkOf(context.server, `${organizationName}/subnets/aws/2.0.0`));
+    assert.equal(subnets.status, 200, subnets.text);
+    assert.deepEqual(await unzipped(subnets.zip), { 'README.md': '# Subnets\n', 'main.tf': subTf }, "the folder's files, at the top");
     const readme = await context.server.get(`/terraform/readme/v1/${organizationName}/subnets/aws/2.0.0/download`);
     assert.equal(Buffer.from(readme.body.content, 'base64').toString(), '# Subnets\n');
 
@@ -158,6 +227,94 @@ describeEachStore('the private registry', (context) => {
     assert.deepEqual(versions.body.modules[0].versions.map((v: { version: string }) => v.version).sort(), ['2.0.0', '2.1.0']);
     const read = await context.server.get(`${modules()}/${id}`);
     assert.equal(read.body.data.attributes.latestVersion, '2.1.0');
+  });
+
+  it("serves a module version's files as a zip at the signed address /download names, without a token", async () => {
+    const first = await fetchZip(await linkOf(context.server, `${organizationName}/network/aws/1.0.0`));
+    assert.equal(first.status, 200, first.text);
+    assert.equal(first.type, 'application/zip');
+    assert.deepEqual(await unzipped(first.zip), { 'README.md': '# Network 1.0\n', 'main.tf': mainTf });
+    // Terraform's downloader tries a HEAD first, and goes on with GET: none is answered, so none reads the repository.
+    assert.equal((await fetch(await linkOf(context.server, `${organizationName}/network/aws/1.0.0`), { method: 'HEAD' })).status, 405);
+    // Behind a TLS proxy, the scheme it says.
+    const proxied = await context.server.get(`/terraform/modules/v1/${organizationName}/network/aws/1.0.0/download`, {
+      headers: { 'x-forwarded-proto': 'https' },
+    });
+    assert.equal(new URL(proxied.headers.get('x-terraform-get') ?? '').origin, context.server.url.replace(/^http:/, 'https:'));
+    const second = await fetchZip(await linkOf(context.server, `${organizationName}/network/aws/1.1.0`));
+    assert.deepEqual(await unzipped(second.zip), {
+      'README.md': '# Network 1.1\n',
+      'main.tf': mainTf,
+      'sub/README.md': '# Subnets\n',
+      'sub/main.tf': subTf,
+    });
+  });
+
+  it('refuses a link that is tampered with, signs another version or names another organization (403)', async () => {
+    const link = await linkOf(context.server, `${organizationName}/network/aws/1.0.0`);
+    const signature = link.searchParams.get('signature') ?? '';
+    const tampered = new URL(link);
+    tampered.searchParams.set('signature', `${signature.slice(0, -2)}${signature.endsWith('AA') ? 'BB' : 'AA'}`);
+    assertRefusedLink(await fetchZip(tampered));
+    const later = new URL(link);
+    later.searchParams.set('expires', String(Number(link.searchParams.get('expires')) + 3600));
+    assertRefusedLink(await fetchZip(later));
+    const otherVersion = new URL(link);
+    otherVersion.pathname = link.pathname.replace('/1.0.0/', '/1.1.0/');
+    assertRefusedLink(await fetchZip(otherVersion));
+    const unsigned = new URL(link);
+    unsigned.search = '';
+    assertRefusedLink(await fetchZip(unsigned));
+
+    // Another organization's module of the same name: its members get no link, and this one does not reach it.
+    const otherName = `org-${randomUUID()}`;
+    const other = await createOrganization(context.server, { name: otherName });
+    const otherVcs = await createVcs(context.server, other, { accessToken: token });
+    const foreign = await context.server.post(`/api/v1/organization/${other}/module`, {
+      data: {
+        type: 'module',
+        attributes: { name: 'network', provider: 'aws', source },
+        relationships: { vcs: { data: { type: 'vcs', id: otherVcs } } },
+      },
+    });
+    assert.equal(foreign.status, 201, foreign.text);
+    const elsewhere = new URL(link);
+    elsewhere.pathname = link.pathname.replace(`/${organizationName}/`, `/${otherName}/`);
+    assertRefusedLink(await fetchZip(elsewhere));
+    const group = `team-${randomUUID()}`;
+    await createRecord(context.server, `/api/v1/organization/${other}/team`, 'team', { name: group });
+    const stranger = await context.server.token({ groups: [group] });
+    assertError(await context.server.get(`/terraform/modules/v1/${organizationName}/network/aws/1.0.0/download`, { token: stranger }), 404);
+  });
+
+  it('counts the downloads /download answers, every one of many at once', async () => {
+    const list = async () =>
+      (await context.server.get(`${modules()}?filter[module]=name==network`)).body.data[0].attributes.downloadQuantity as number;
+    const before = await list();
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () => context.server.get(`/terraform/modules/v1/${organizationName}/network/aws/1.0.0/download`)),
+    );
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      answers.map(() => 204),
+    );
+    assert.equal(await list(), before + 12);
+  });
+
+  it('refuses to serve a version whose tag names other code than when it was read (409)', async () => {
+    const moving = git.repository('moving', [{ files: { 'main.tf': 'variable "a" {}\n' }, tags: ['v1.0.0'] }]);
+    const created = await publish({ name: 'moving', source: moving });
+    assert.equal(created.status, 201, created.text);
+    const link = await linkOf(context.server, `${organizationName}/moving/aws/1.0.0`);
+    assert.equal((await fetchZip(link)).status, 200);
+    git.moveTag('moving', 'v1.0.0');
+    const moved = await fetchZip(link);
+    assert.equal(moved.status, 409, moved.text);
+    assert.match(moved.text, /module_version_moved/);
+    // Read again, the version names the new commit, and is served.
+    const id = created.body.data.id;
+    assert.equal((await context.server.patch(`${modules()}/${id}`, { data: { type: 'module', id, attributes: {} } })).status, 204);
+    assert.equal((await fetchZip(await linkOf(context.server, `${organizationName}/moving/aws/1.0.0`))).status, 200);
   });
 
   it('refuses a source git cannot read, or must not, and names the attribute', async () => {
@@ -316,5 +473,31 @@ describeEachStore('the private registry', (context) => {
     const search = await context.server.get('/registry/v1/providers/hashicorp/aws/versions');
     const [problem] = assertError(search, 404);
     assert.match(problem?.detail ?? '', /public registry/);
+  });
+});
+
+describeEachStore('links to module archives', { env: { STRATUM_MODULE_LINK_SECONDS: '1' } }, (context) => {
+  let git: GitServer;
+
+  before(async () => {
+    git = await GitServer.start();
+  });
+
+  after(async () => {
+    await git.stop();
+  });
+
+  it('refuses a link once its lifetime (STRATUM_MODULE_LINK_SECONDS) has passed (403)', async () => {
+    const source = git.repository('network', [{ files: { 'main.tf': mainTf }, tags: ['v1.0.0'] }]);
+    const name = `org-${randomUUID()}`;
+    const organization = await createOrganization(context.server, { name });
+    const created = await context.server.post(`/api/v1/organization/${organization}/module`, {
+      data: { type: 'module', attributes: { name: 'network', provider: 'aws', source } },
+    });
+    assert.equal(created.status, 201, created.text);
+    const link = await linkOf(context.server, `${name}/network/aws/1.0.0`);
+    assert.ok(Number(link.searchParams.get('expires')) <= Date.now() / 1000 + 1, 'the link serves a second at most');
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    assertRefusedLink(await fetchZip(link));
   });
 });

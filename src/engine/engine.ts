@@ -1,7 +1,7 @@
 import type { ApiTokens } from '../auth/api-tokens.js';
 import type { Caller } from '../auth/caller.js';
 import type { ApiError } from '../errors.js';
-import type { Registry } from '../model/index.js';
+import type { Registry, SecretReader } from '../model/index.js';
 import { permissionFlagNames } from '../policy/capabilities.js';
 import { PolicyTable, type RecordRules, type TokenRules } from '../policy/rules.js';
 import type { SecretCipher } from '../secrets/cipher.js';
@@ -11,7 +11,8 @@ import { QueryShapes } from '../store/query-shapes.js';
 import type { QueryShape } from './query-shapes.js';
 import { ResponseMemory } from './response-memory.js';
 import { buildShape } from './shaped-queries.js';
-import type { EngineParts } from './scope.js';
+import type { EngineParts, Scope } from './scope.js';
+import { openedRecord } from './seal.js';
 import { Session } from './session.js';
 
 export interface EngineDependencies {
@@ -56,11 +57,43 @@ export class Engine {
     return new Session({ engine: parts, caller, db: parts.store.db, budget: parts.memory.budget() });
   }
 
+  /**
+   * The service's own access, for a request that carries no caller but proved itself otherwise (a
+   * download link the service signed for a caller who could read the record): a session that sees
+   * every record, and a tenant's credentials opened, for work beyond the API (reading a module's
+   * repository). Never for a request that has not proved itself.
+   */
+  asService(): ServiceAccess {
+    const { parts } = this;
+    const scope: Scope = { engine: parts, caller: serviceCaller, db: parts.store.db, budget: parts.memory.budget() };
+    return {
+      session: new Session(scope),
+      secrets: (tenantId) => ({ withSecrets: (resource, id) => openedRecord(scope, resource, id, tenantId) }),
+    };
+  }
+
   /** The names of the permission flags `Session.permissions` answers with. */
   permissionNames(): string[] {
     return permissionFlagNames(this.registry);
   }
 }
+
+/** What the service may do on its own behalf: read every record, and use a tenant's credentials. */
+export interface ServiceAccess {
+  /** Closed, like any session, once the answer has left. */
+  session: Session;
+  secrets(tenantId: string): SecretReader;
+}
+
+/** The service itself as the caller, for work no token asked for. */
+const serviceCaller: Caller = {
+  subject: 'stratum',
+  email: undefined,
+  name: 'Stratum',
+  groups: [],
+  isAdministrator: true,
+  token: { trackedId: undefined, expiresAt: undefined },
+};
 
 /** The API error a failure of the store is answered with; undefined for one nobody can explain (a bug). */
 export function explainFailure(error: unknown): ApiError | undefined {

@@ -2,7 +2,7 @@
  * The engine's front door: the only module of the engine that transports (jsonapi/, graphql/) and
  * http/ import. A transport holds an Engine, opens a Session per request, and speaks to nothing else.
  */
-export { Engine, explainFailure, isContention, type EngineDependencies } from './engine.js';
+export { Engine, explainFailure, isContention, type EngineDependencies, type ServiceAccess } from './engine.js';
 export { Session, type CreatedRecord, type RecordRead } from './session.js';
 export type { IssuedToken } from './tokens.js';
 export { recordKey, type IncludeResult } from './include.js';

@@ -4,6 +4,7 @@ import type { TrackedKind } from '../auth/tokens.js';
 import { ApiError } from '../errors.js';
 import type { ResourceDeclaration, Row, ToMany, ToOne } from '../model/index.js';
 import { databaseApiError, retryOnContention } from '../store/failures.js';
+import { countUse } from './counts.js';
 import { loadIncluded, type IncludeResult } from './include.js';
 import type { InputReader } from './input.js';
 import { locateRecord, type CollectionAddress, type RecordAddress } from './locate.js';
@@ -132,6 +133,11 @@ export class Session {
    */
   usable(address: RecordAddress, action: 'update' | 'delete', unseal = false): Promise<Row> {
     return usableRecord(this.scope, address, action, unseal);
+  }
+
+  /** Adds one to a count the server keeps on a record the caller can see (a module's downloads), without losing concurrent ones. */
+  countUse(address: RecordAddress, attribute: string): Promise<void> {
+    return countUse(this.scope, address, attribute);
   }
 
   /** Refuses (404, 403) a caller who may not create records in a collection. */

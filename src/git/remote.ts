@@ -19,9 +19,16 @@ export interface GitLimits {
   maxTags: number;
   /** The largest file read out of a tag. */
   maxFileBytes: number;
+  /** The largest zip of a folder made at a tag; a larger one is refused rather than held in memory. */
+  maxArchiveBytes: number;
 }
 
-export const defaultGitLimits: GitLimits = { timeoutMs: 60_000, maxTags: 500, maxFileBytes: 1024 * 1024 };
+export const defaultGitLimits: GitLimits = {
+  timeoutMs: 60_000,
+  maxTags: 500,
+  maxFileBytes: 1024 * 1024,
+  maxArchiveBytes: 32 * 1024 * 1024,
+};
 
 export interface GitTag {
   name: string;
@@ -34,6 +41,13 @@ export interface TagTree {
   files(tag: string, folder: string): Promise<string[]>;
   /** A file's text at `tag`; undefined when it is absent or larger than the limit. */
   read(tag: string, path: string): Promise<string | undefined>;
+  /** The object the tag names (the commit, or the tag object of an annotated tag), as `git ls-remote` lists it. */
+  target(tag: string): Promise<string>;
+  /**
+   * A zip of `folder` at `tag` ('' for the root), its files at the top of the archive, by `git
+   * archive`; refused (GitFailure) when it would be larger than the limit.
+   */
+  archive(tag: string, folder: string): Promise<Buffer>;
 }
 
 /**
@@ -101,9 +115,10 @@ export async function readTags<T>(
         }),
       );
     }
+    const treeOf = (tag: string, path: string) => (path === '' ? `refs/tags/${tag}^{tree}` : `refs/tags/${tag}:${path}`);
     return await use({
       files: async (tag, path) => {
-        const tree = path === '' ? `refs/tags/${tag}^{tree}` : `refs/tags/${tag}:${path}`;
+        const tree = treeOf(tag, path);
         const listing = await local(['ls-tree', '-z', '--name-only', tree], 4 * 1024 * 1024).catch(() => Buffer.alloc(0));
         return listing
           .toString('utf8')
@@ -116,6 +131,13 @@ export async function readTags<T>(
         if (size === undefined || Number(size.toString('utf8').trim()) > limits.maxFileBytes) return undefined;
         return (await local(['cat-file', 'blob', object])).toString('utf8');
       },
+      target: async (tag) => (await local(['rev-parse', '--verify', '--quiet', `refs/tags/${tag}`], 256)).toString('utf8').trim(),
+      archive: (tag, path) =>
+        local(['archive', '--format=zip', treeOf(tag, path)], limits.maxArchiveBytes).catch((error: unknown) => {
+          if (error instanceof GitFailure && !error.remote && error.message.includes('more than'))
+            throw new GitFailure(`the archive is larger than ${Math.round(limits.maxArchiveBytes / 1024 / 1024)} MiB`, false);
+          throw error;
+        }),
     });
   } finally {
     await rm(folder, { recursive: true, force: true });

@@ -1,3 +1,5 @@
+import type { Row, SecretReader } from './declaration.js';
+
 /** A field of a record Stratum does not model yet: a scalar, or a link to records of a declared type. */
 export type UnmodeledField = 'string' | 'boolean' | 'integer' | { linksTo: string };
 
@@ -24,6 +26,11 @@ export interface RegistryRecords {
   provider: string;
   providerVersion: string;
   implementation: string;
-  /** The attributes the protocols look records up by: a module's provider, a module version's and a provider version's number. */
-  lookup: { moduleProvider: string; moduleVersion: string; providerVersion: string };
+  /**
+   * The attributes the protocols look records up by: a module's provider, a module version's and a
+   * provider version's number; and the module's count of downloads, which the protocol keeps.
+   */
+  lookup: { moduleProvider: string; moduleVersion: string; providerVersion: string; moduleDownloads: string };
+  /** A module version's files as a zip, read with the credentials the module links (the web UI's Inputs and Outputs, and Terraform). */
+  archive: (module: Row, version: Row, secrets: SecretReader) => Promise<Buffer>;
 }

@@ -121,7 +121,7 @@ export function compareVersions(a: string, b: string): number {
 }
 
 /** The module's repository and the credential of the SSH key or VCS connection it links. */
-async function remoteOf(secrets: SecretReader, url: string, sshId: unknown, vcsId: unknown): Promise<GitRemote> {
+export async function remoteOf(secrets: SecretReader, url: string, sshId: unknown, vcsId: unknown): Promise<GitRemote> {
   if (typeof sshId === 'string') {
     const key = await secrets.withSecrets(ssh, sshId);
     if (typeof key?.private_key === 'string') return { url, credential: { kind: 'key', privateKey: key.private_key } };

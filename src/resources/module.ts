@@ -56,10 +56,12 @@ export const terraformModule: ResourceDeclaration = defineResource({
   afterUpdate: (context, row, reading) => recordModuleVersions(context, row, terraformModule, reading as ModuleReading),
 });
 
-/** Names that fit the registry protocol's paths, a source git can read, and the registry path. */
+/**
+ * The registry path. The values were checked by `prepare`, which every create and update of a
+ * module passes before its transaction (src/engine/write-preparation.ts).
+ */
 async function checkModule(write: PendingWrite): Promise<void> {
   const { values, current } = write;
-  refuseBadValues(values);
   const name = values.name ?? current?.name;
   const provider = values.provider ?? current?.provider;
   const organization = await write.tenant();

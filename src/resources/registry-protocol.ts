@@ -1,4 +1,5 @@
 import type { RegistryRecords } from '../model/index.js';
+import { moduleArchive } from './module-archive.js';
 
 /** The records the Terraform registry protocols answer from (`/terraform/modules/v1`, `/terraform/providers/v1`). */
 export const registryRecords: RegistryRecords = {
@@ -8,5 +9,6 @@ export const registryRecords: RegistryRecords = {
   provider: 'provider',
   providerVersion: 'version',
   implementation: 'implementation',
-  lookup: { moduleProvider: 'provider', moduleVersion: 'version', providerVersion: 'versionNumber' },
+  lookup: { moduleProvider: 'provider', moduleVersion: 'version', providerVersion: 'versionNumber', moduleDownloads: 'downloadQuantity' },
+  archive: moduleArchive,
 };

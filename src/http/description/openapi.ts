@@ -93,9 +93,17 @@ function describedPaths(routes: readonly DescribedRoute[]): Record<string, Recor
       responses: {
         [String(success.status)]: {
           description: success.description,
-          ...(success.schema === undefined ? {} : { content: json(success.schema, examples?.answer) }),
+          ...(success.mediaType !== undefined
+            ? { content: { [success.mediaType]: {} } }
+            : success.schema === undefined
+              ? {}
+              : { content: json(success.schema, examples?.answer) }),
         },
-        ...errorResponses(route.errors),
+        ...Object.fromEntries(
+          route.errors.flatMap((error) =>
+            Object.entries(typeof error === 'number' ? errorResponses([error]) : errorResponses([error.status], error.description)),
+          ),
+        ),
       },
     };
   }

@@ -4,8 +4,11 @@ import fp from 'fastify-plugin';
 
 /** How long a browser may reuse a preflight answer, in seconds: short, so a changed setting arrives soon. */
 const preflightMaxAgeSeconds = 600;
-/** The headers of an answer a page may read: the UI reads tags, new records' addresses, 401 challenges and when to retry. */
-const exposedHeaders = ['ETag', 'Location', 'WWW-Authenticate', 'Retry-After'];
+/**
+ * The headers of an answer a page may read: the UI reads tags, new records' addresses, 401
+ * challenges, when to retry, and where a module version's zip is (its module page).
+ */
+const exposedHeaders = ['ETag', 'Location', 'WWW-Authenticate', 'Retry-After', 'X-Terraform-Get'];
 
 /** The CORS headers of an answer to a request from `origin` (its Origin header, if it sent one). */
 export type CrossOriginHeaders = (origin: string | undefined) => Record<string, string>;

@@ -15,10 +15,15 @@ export interface DescribedRoute {
   /** The query parameters it takes, all optional; any other is refused. */
   query?: Record<string, JsonSchema>;
   body?: JsonSchema;
-  /** The success answer: its status, and the schema of its body (none for an empty answer). */
-  success: { status: number; description: string; schema?: JsonSchema };
-  /** The error statuses the route answers, each with a JSON:API error document. */
-  errors: readonly number[];
+  /**
+   * The success answer: its status, and the schema of its body (none for an empty answer); or the
+   * media type of a body that is not JSON (a zip), described without a schema.
+   */
+  success: { status: number; description: string; schema?: JsonSchema; mediaType?: string };
+  /** The error statuses the route answers, each with a JSON:API error document (and what it means here, where the status says too little). */
+  errors: readonly (number | { status: number; description: string })[];
+  /** Whether HEAD is answered like GET (Fastify's default); false where GET does costly work a HEAD would repeat. */
+  head?: false;
   /**
    * Examples for the description: a request body that succeeds as it stands, its answer, and
    * path parameters (placeholders a client replaces with the ids of its records).
@@ -39,6 +44,7 @@ export function registerDescribedRoutes(api: FastifyInstance, routes: readonly D
     api.route({
       method: route.method,
       url: route.url,
+      ...(route.head === false ? { exposeHeadRoute: false } : {}),
       schema: {
         ...(route.body === undefined ? {} : { body: route.body }),
         ...(params === undefined ? {} : { params }),

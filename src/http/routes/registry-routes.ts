@@ -1,9 +1,10 @@
-import type { FastifyRequest } from 'fastify';
-import type { Engine, Session } from '../../engine/index.js';
-import type { RegistryRecords, Row } from '../../model/index.js';
+import type { Engine } from '../../engine/index.js';
+import type { RegistryRecords } from '../../model/index.js';
 import type { DescribedRoute, JsonSchema } from './described-route.js';
+import { originOf, type ModuleLinks } from './module-links.js';
+import { archiveRouteOf } from './registry-archive-route.js';
 import { providerRoutes } from './registry-provider-routes.js';
-import { RegistryLookups, equals, pathText, type Place } from './registry-lookups.js';
+import { RegistryLookups, pathText } from './registry-lookups.js';
 import { sessionOf } from './request-session.js';
 
 const versions = (item: JsonSchema): JsonSchema => ({
@@ -16,34 +17,16 @@ const versions = (item: JsonSchema): JsonSchema => ({
  * The Terraform registry protocols, as Terrakube's registry serves them: module versions and where
  * to download one, a module version's README (the web UI's module page), and provider versions
  * with the builds of one. Every answer reads the caller's records: a namespace is an organization
- * it can see, by name.
+ * it can see, by name. The one route without a token, a module version's zip, is `public`: it
+ * takes the signed link /download gives instead.
  */
-export function registryRoutes(engine: Engine, names: RegistryRecords): DescribedRoute[] {
+export function registryRoutes(engine: Engine, names: RegistryRecords, links: ModuleLinks): DescribedRoute[] {
   const lookups = new RegistryLookups(engine, names);
   const { records } = lookups;
-  const one = lookups.one.bind(lookups);
   const all = lookups.all.bind(lookups);
 
-  type ModuleParams = { namespace: string; name: string; provider: string; version?: string };
-  const findModule = async (request: FastifyRequest, session: Session) => {
-    const params = request.params as ModuleParams;
-    const place = await lookups.namespace(session, params.namespace);
-    const filter = `${equals('name', params.name)};${equals(lookups.lookup.moduleProvider, params.provider)}`;
-    const row = await one(session, records.module, [place], filter, `module ${params.namespace}/${params.name}/${params.provider}`);
-    return { params, row, ancestors: [place, { resource: records.module, id: String(row.id) }] as Place[] };
-  };
-  const findModuleVersion = async (request: FastifyRequest, session: Session) => {
-    const found = await findModule(request, session);
-    const version = String(found.params.version);
-    const row = await one(
-      session,
-      records.moduleVersion,
-      found.ancestors,
-      equals(lookups.lookup.moduleVersion, version),
-      `version ${version} of this module`,
-    );
-    return { module: found.row, version: row };
-  };
+  type ModuleParams = { namespace: string; name: string; provider: string };
+  type VersionParams = ModuleParams & { version: string };
 
   const moduleParams = { namespace: pathText, name: pathText, provider: pathText };
   // The names of the resource examples' organization and module, so that the examples succeed.
@@ -68,7 +51,7 @@ export function registryRoutes(engine: Engine, names: RegistryRecords): Describe
       errors: [401, 404],
       handler: async (request, reply) => {
         const session = sessionOf(engine, request, reply);
-        const found = await findModule(request, session);
+        const found = await lookups.module(session, request.params as ModuleParams);
         const rows = await all(session, records.moduleVersion, found.ancestors);
         return reply.send({ modules: [{ versions: rows.map((row) => ({ version: String(row.version) })) }] });
       },
@@ -77,18 +60,23 @@ export function registryRoutes(engine: Engine, names: RegistryRecords): Describe
       method: 'GET',
       url: '/terraform/modules/v1/:namespace/:name/:provider/:version/download',
       operationId: 'registry_module_download',
-      summary: 'Where Terraform downloads a module version: X-Terraform-Get names its git source, folder and tag',
+      summary:
+        "Where Terraform downloads a module version: X-Terraform-Get names its zip, by a link signed for a few minutes; counts the module's downloads",
       params: { ...moduleParams, version: pathText },
       examples: { params: { ...moduleExample, version: '1.0.0' } },
       success: { status: 204, description: 'The X-Terraform-Get header holds the address.' },
       errors: [401, 404],
       handler: async (request, reply) => {
-        const { module, version } = await findModuleVersion(request, sessionOf(engine, request, reply));
-        return reply
-          .header('x-terraform-get', downloadAddress(module, String(version.git_tag)))
-          .header('access-control-expose-headers', 'X-Terraform-Get')
-          .code(204)
-          .send();
+        const session = sessionOf(engine, request, reply);
+        const params = request.params as VersionParams;
+        const { row, namespace } = await lookups.moduleVersion(session, params);
+        await session.countUse({ resource: records.module, ancestors: [namespace], id: String(row.id) }, lookups.lookup.moduleDownloads);
+        const path = links.pathOf(params);
+        // Absolute: the web UI fetches it from its own origin otherwise. Terraform resolves a relative one itself.
+        reply.header('x-terraform-get', `${originOf(request) ?? ''}${path}`);
+        // As Terrakube sends it; for a configured origin the cross-origin plugin has set its list, which names it too.
+        if (!reply.hasHeader('access-control-expose-headers')) reply.header('access-control-expose-headers', 'X-Terraform-Get');
+        return reply.code(204).send();
       },
     },
     {
@@ -105,20 +93,11 @@ export function registryRoutes(engine: Engine, names: RegistryRecords): Describe
       },
       errors: [401, 404],
       handler: async (request, reply) => {
-        const { version } = await findModuleVersion(request, sessionOf(engine, request, reply));
+        const { version } = await lookups.moduleVersion(sessionOf(engine, request, reply), request.params as VersionParams);
         const readme = typeof version.readme === 'string' ? version.readme : '';
         return reply.send({ content: Buffer.from(readme).toString('base64'), url: null });
       },
     },
   ];
-  return [...routes, ...providerRoutes(engine, lookups)];
-}
-
-/**
- * Terraform's `module` source for a version: git, with the folder as a subdirectory and the tag as
- * the ref (`git::https://host/repo.git//folder?ref=v1.0.0`).
- */
-function downloadAddress(module: Row, tag: string): string {
-  const folder = typeof module.folder === 'string' ? module.folder.replace(/^\/+|\/+$/g, '') : '';
-  return `git::${String(module.source)}${folder === '' ? '' : `//${folder}`}?ref=${encodeURIComponent(tag)}`;
+  return [...routes, archiveRouteOf(engine, lookups, links, names.archive), ...providerRoutes(engine, lookups)];
 }

@@ -700,6 +700,29 @@ describeEachStore(
         nodes(written.templates).map((t) => t.id),
         [template],
       );
+
+      // Atomic operations replace it as the relationship endpoint does, all or nothing.
+      const atomic = 'application/vnd.api+json;ext="https://jsonapi.org/ext/atomic"';
+      const operations = (members: unknown[]) =>
+        context.server.request('POST', '/api/v1/operations', {
+          body: {
+            'atomic:operations': [
+              { op: 'update', ref: { type: 'notification_configuration', id, relationship: 'templates' }, data: [] },
+              { op: 'update', ref: { type: 'notification_configuration', id, relationship: 'templates' }, data: members },
+            ],
+          },
+          headers: { 'content-type': atomic, accept: atomic },
+        });
+      assertError(await operations([{ type: 'template', id: foreign }]), 404, '/atomic:operations/1/data');
+      const templatesOf = async () =>
+        ((await context.server.get(`/api/v1/notification_configuration/${id}/relationships/templates`)).body.data as { id: string }[]).map(
+          (t) => t.id,
+        );
+      assert.deepEqual(await templatesOf(), [template]);
+      const second = await createTemplate(context.server, organization);
+      const replaced = await operations([{ type: 'template', id: second }]);
+      assert.equal(replaced.status < 300, true, replaced.text);
+      assert.deepEqual(await templatesOf(), [second]);
     });
 
     it('answers whether a configuration applies to a job of a template, as job notifications ask: every one when it lists none', async () => {

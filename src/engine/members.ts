@@ -3,7 +3,11 @@ import { ApiError, type Place } from '../errors.js';
 import type { ManyToMany, ResourceDeclaration, Row } from '../model/index.js';
 import type { TenantId } from './create-plan.js';
 import type { Scope } from './scope.js';
-import { findVisibleWhere } from './queries.js';
+import { canName, findVisibleWhere } from './queries.js';
+import { allOf } from '../store/conditions.js';
+import { tenantIdOf } from './locate.js';
+import { maxPageSize } from './options.js';
+import { visibilityCondition } from './visibility.js';
 import { checkLinkTarget } from './link-target.js';
 
 /**
@@ -16,6 +20,27 @@ import { checkLinkTarget } from './link-target.js';
 export function listedBy(relationship: ManyToMany, ownerId: string, alias = 'r'): RawBuilder<SqlBool> {
   const { table, column, otherColumn } = relationship.join;
   return sql<SqlBool>`${sql.ref(`${alias}.id`)} in (select ${sql.ref(otherColumn)} from ${sql.table(table)} where ${sql.ref(column)} = ${ownerId})`;
+}
+
+/**
+ * Every id names a record of the relationship's type that the caller can see in the tenant: found
+ * in one query, however many; the first one that is not is refused as any missing link is.
+ */
+async function checkMembers(tx: Scope, link: ManyToMany, ids: readonly string[], tenantId: string, at: Place): Promise<void> {
+  const target = tx.engine.registry.target(link);
+  const nameable = ids.filter((id) => canName(target, id));
+  const found =
+    nameable.length === 0
+      ? []
+      : await tx.db
+          .selectFrom(`${target.table} as r`)
+          .selectAll('r')
+          .where(allOf([sql<SqlBool>`${sql.ref('r.id')} in (${sql.join(nameable)})`, visibilityCondition(tx, target, 'r')]))
+          .execute();
+  const inTenant = new Set<string>();
+  for (const row of found) if ((await tenantIdOf(tx, target, row)) === tenantId) inTenant.add(String(row.id));
+  const missing = ids.find((id) => !inTenant.has(id));
+  if (missing !== undefined) await checkLinkTarget(tx, link.type, missing, tenantId, at);
 }
 
 /** Replaces the lists a write's input sends for the many-to-many relationships of the record it wrote. */
@@ -103,7 +128,10 @@ export async function replaceMembers(
     }
   }
   const ids = [...new Set(members.map((member) => member.id))];
-  for (const id of ids) await checkLinkTarget(tx, link.type, id, tenantId, at);
+  if (ids.length > maxPageSize) {
+    throw new ApiError(400, { code: 'invalid_document', detail: `Relationship ${name} lists at most ${maxPageSize} records.`, at });
+  }
+  await checkMembers(tx, link, ids, tenantId, at);
   const { table, column, otherColumn } = link.join;
   const ownerId = String(owner.row.id);
   await tx.db.deleteFrom(table).where(column, '=', ownerId).execute();

@@ -29,12 +29,14 @@ export function listedBy(relationship: ManyToMany, ownerId: string, alias = 'r')
 async function checkMembers(tx: Scope, link: ManyToMany, ids: readonly string[], tenantId: string, at: Place): Promise<void> {
   const target = tx.engine.registry.target(link);
   const nameable = ids.filter((id) => canName(target, id));
+  // What finding a record's tenant reads of it: its id and its parent's.
+  const parent = tx.engine.registry.parentLink(target);
   const found =
     nameable.length === 0
       ? []
       : await tx.db
           .selectFrom(`${target.table} as r`)
-          .selectAll('r')
+          .select(['r.id', ...(parent === undefined ? [] : [`r.${parent.column}`])])
           .where(allOf([sql<SqlBool>`${sql.ref('r.id')} in (${sql.join(nameable)})`, visibilityCondition(tx, target, 'r')]))
           .execute();
   const inTenant = new Set<string>();

@@ -114,7 +114,7 @@ interface Endpoint {
 
 /** The type named by a path parameter like `{workspaceId}`. */
 const typeOfParameter = (parameter: string) => parameter.replace(/^\{|Id\}$/g, '');
-/** The type whose records a collection path segment lists: Terrakube lists workspace tags at `workspaceTag`, project grants at `projectAccess`, claims at `claims`, webhook events at `events`, notification configurations and their triggers at `notificationConfiguration` and `triggers`. */
+/** The type whose records a collection path segment lists: Terrakube lists workspace tags at `workspaceTag`, project grants at `projectAccess`, claims at `claims`, webhook events at `events`, notification configurations and their triggers at `notificationConfiguration` and `triggers`, the templates a configuration is narrowed to at `templates`. */
 const typeOfSegment = (segment: string, parent: string | undefined) =>
   // A module lists its versions at `version`, as a provider lists its own (of another type).
   segment === 'version' && parent === '{moduleId}'
@@ -127,6 +127,7 @@ const typeOfSegment = (segment: string, parent: string | undefined) =>
           events: 'webhook_event',
           notificationConfiguration: 'notification_configuration',
           triggers: 'notification_trigger',
+          templates: 'template',
         } as Record<string, string>
       )[segment] ?? segment);
 
@@ -144,8 +145,9 @@ function endpointsOf(openApi: { paths: Record<string, Record<string, unknown>> }
     const type = last.startsWith('{') ? typeOfParameter(last) : typeOfSegment(last, segments.at(-2));
     for (const method of Object.keys(operations).filter((m) => m !== 'parameters')) {
       let success = { get: 200, post: type === 'operations' ? 200 : 201, patch: 204, delete: 204 }[method] ?? 0;
-      // Only a workspace's VCS link and a reference's workspace can be relinked; a record never moves to another parent.
-      if (relationship && method === 'patch' && type !== 'workspace' && type !== 'reference') success = 403;
+      // Only a workspace's VCS link and a reference's workspace can be relinked, and a notification
+      // configuration's templates replaced; a record never moves to another parent.
+      if (relationship && method === 'patch' && !['workspace', 'reference', 'notification_configuration'].includes(type)) success = 403;
       // Adding to or removing from a relationship is refused to everyone who may write the record.
       if (relationship && (method === 'post' || method === 'delete')) success = 403;
       endpoints.push({ method: method.toUpperCase(), path, relationship, type, success });
@@ -440,6 +442,8 @@ describeEachStore('authorization matrix', (context) => {
     if (endpoint.path.endsWith('/relationships/{relationship}')) {
       if (endpoint.type === 'workspace') return { data: null };
       if (endpoint.type === 'reference') return { data: { type: 'workspace', id: target.ids.workspace } };
+      // The web UI's save of a configuration's templates: the whole list, here none (every template).
+      if (endpoint.type === 'notification_configuration') return { data: [] };
       return { data: null };
     }
     if (endpoint.method === 'PATCH') {
@@ -543,7 +547,9 @@ describeEachStore('authorization matrix', (context) => {
           ? 'vcs'
           : endpoint.type === 'reference'
             ? 'workspace'
-            : undefined;
+            : endpoint.type === 'notification_configuration'
+              ? 'templates'
+              : undefined;
     return endpoint.path.replace(/\{(\w+)\}/g, (_whole, name: string) => {
       if (name === 'relationship') return relationship ?? parentOf(endpoint.type);
       const value = target.ids[typeOfParameter(`{${name}}`)];

@@ -3,7 +3,14 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { after, before, it } from 'node:test';
+import Sqlite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from '../src/model/index.ts';
+import { appliesToTemplate, appliesToTemplateCondition } from '../src/notifications/narrowing.ts';
+import { notificationRecords } from '../src/resources/index.ts';
 import { ApiDescription } from './api-description.ts';
 import { data, nodes } from './graphql-helpers.ts';
 import { assertError, createOrganization, createRecord, createTemplate, createWorkspace, describeEachStore } from './harness.ts';
@@ -486,10 +493,10 @@ describeEachStore(
         409,
       );
       const narrowed = await context.server.request('PATCH', `/api/v1/notification_configuration/${id}/relationships/templates`, {
-        body: { data: [{ type: 'template', id: template }] },
+        body: { data: { type: 'template', id: template } },
         headers: jsonApi,
       });
-      assertError(narrowed, 422);
+      assertError(narrowed, 400, '/data');
       assertError(await context.server.get(`/notification/v1/workspace/${workspace}/deliveries?limit=0`), 400);
       assertError(await context.server.get(`/notification/v1/workspace/${workspace}/deliveries?limit=many`), 400);
       assertError(await test(randomUUID()), 404);
@@ -534,6 +541,225 @@ describeEachStore(
       const manager = await memberToken({ manageWorkspace: true });
       assert.equal((await createConfiguration({ name: 'By a manager' }, { token: manager })).status, 201);
       assert.equal((await test(theirs, manager)).status, 200);
+    });
+
+    it('narrows a configuration to templates as the web UI edits it, and reads the list back every way', async () => {
+      const id = await created({ name: 'Narrowed' });
+      const second = await createTemplate(context.server, organization);
+      const relationship = `/api/v1/notification_configuration/${id}/relationships/templates`;
+      const replace = (members: unknown, token?: string) =>
+        context.server.request('PATCH', relationship, {
+          body: { data: members },
+          headers: jsonApi,
+          ...(token === undefined ? {} : { token }),
+        });
+
+      // The editor's save, a template named twice listed once.
+      const saved = await replace([
+        { type: 'template', id: template },
+        { type: 'template', id: second },
+        { type: 'template', id: template },
+      ]);
+      assert.equal(saved.status, 204, saved.text);
+      const linkage = await context.server.get(relationship);
+      assert.equal(linkage.status, 200, linkage.text);
+      assert.deepEqual(
+        (linkage.body.data as { type: string; id: string }[]).map((m) => [m.type, m.id]).sort(),
+        [
+          ['template', template],
+          ['template', second],
+        ].sort(),
+      );
+      const related = await context.server.get(`/api/v1/notification_configuration/${id}/templates`);
+      assert.equal(related.status, 200, related.text);
+      assert.deepEqual((related.body.data as { id: string }[]).map((t) => t.id).sort(), [template, second].sort());
+      const included = await context.server.get(`/api/v1/notification_configuration/${id}?include=templates`);
+      assert.equal(included.status, 200, included.text);
+      assert.deepEqual(
+        (included.body.data.relationships.templates.data as { id: string }[]).map((t) => t.id).sort(),
+        [template, second].sort(),
+      );
+      assert.deepEqual(
+        (included.body.included as { type: string; id: string }[]).map((r) => `${r.type}:${r.id}`).sort(),
+        [`template:${template}`, `template:${second}`].sort(),
+      );
+      // Without include, a to-many relationship carries no linkage.
+      const plain = await context.server.get(`/api/v1/notification_configuration/${id}`);
+      assert.equal(plain.body.data.relationships.templates, undefined);
+
+      // The editor's query reads them.
+      const editorQuery = `{ notification_configuration(ids: ["${id}"]) { edges { node { name templates { edges { node { id } } } } } } }`;
+      const readTemplates = async () =>
+        nodes((nodes((await data(context.server, editorQuery)).notification_configuration)[0] as { templates: Connection }).templates)
+          .map((t) => t.id)
+          .sort();
+      assert.deepEqual(await readTemplates(), [template, second].sort());
+
+      // Refused whole: nothing changes unless every member is a template of this organization.
+      const elsewhere = await createOrganization(context.server);
+      const foreign = await createTemplate(context.server, elsewhere);
+      assertError(
+        await replace([
+          { type: 'template', id: second },
+          { type: 'template', id: foreign },
+        ]),
+        404,
+        '/data',
+      );
+      assertError(await replace([{ type: 'template', id: randomUUID() }]), 404, '/data');
+      assertError(await replace([{ type: 'template', id: 'not-an-id' }]), 404, '/data');
+      assertError(await replace([{ type: 'workspace', id: workspace }]), 409, '/data/type');
+      assertError(await replace(null), 400);
+      assertError(await replace([{ id: template }]), 400);
+      assert.deepEqual(await readTemplates(), [template, second].sort());
+      // Members are replaced as a whole, never added or removed one by one.
+      for (const method of ['POST', 'DELETE'] as const) {
+        assertError(await context.server.request(method, relationship, { body: { data: [] }, headers: jsonApi }), 403);
+      }
+
+      // Writing it is updating the configuration: a reader may read it, not change it; an outsider sees nothing.
+      const reader = await memberToken({});
+      assert.equal((await context.server.get(relationship, { token: reader })).status, 200);
+      assertError(await replace([], reader), 403);
+      const outsider = await memberToken({ manageWorkspace: true }, elsewhere);
+      assertError(await context.server.get(relationship, { token: outsider }), 404);
+      assertError(await context.server.get(`/api/v1/notification_configuration/${id}/templates`, { token: outsider }), 404);
+      assertError(await replace([], outsider), 404);
+      assert.deepEqual(await readTemplates(), [template, second].sort());
+
+      // A template deleted later leaves the list.
+      const gone = await context.server.request('DELETE', `/api/v1/organization/${organization}/template/${second}`);
+      assert.equal(gone.status, 204, gone.text);
+      assert.deepEqual(await readTemplates(), [template]);
+      assert.deepEqual(
+        ((await context.server.get(relationship)).body.data as { id: string }[]).map((t) => t.id),
+        [template],
+      );
+
+      // An empty list means every template again.
+      assert.equal((await replace([])).status, 204);
+      assert.deepEqual(await readTemplates(), []);
+    });
+
+    it('sets the templates in a create or an update body, and through GraphQL, checked as the relationship is', async () => {
+      const narrowed = await createConfiguration({ name: 'Born narrowed' });
+      assert.equal(narrowed.status, 201, narrowed.text);
+      const bodyOf = (members: unknown) => ({
+        data: {
+          type: 'notification_configuration',
+          attributes: { name: 'With templates', channelType: 'WEBHOOK', destinationUrl: `${receiver.url}/ok` },
+          relationships: { templates: { data: members } },
+        },
+      });
+      const withTemplates = await context.server.request(
+        'POST',
+        `/api/v1/organization/${organization}/notificationConfiguration?include=templates`,
+        {
+          body: bodyOf([{ type: 'template', id: template }]),
+          headers: jsonApi,
+        },
+      );
+      assert.equal(withTemplates.status, 201, withTemplates.text);
+      const id = String(withTemplates.body.data.id);
+      assert.deepEqual(withTemplates.body.data.relationships.templates.data, [{ type: 'template', id: template }]);
+      const elsewhere = await createOrganization(context.server);
+      const foreign = await createTemplate(context.server, elsewhere);
+      const before = (await context.server.get(`/api/v1/organization/${organization}/notificationConfiguration`)).body.data
+        .length as number;
+      assertError(
+        await context.server.request('POST', `/api/v1/organization/${organization}/notificationConfiguration`, {
+          body: bodyOf([{ type: 'template', id: foreign }]),
+          headers: jsonApi,
+        }),
+        404,
+        '/data/relationships/templates/data',
+      );
+      assertError(
+        await context.server.request('POST', `/api/v1/organization/${organization}/notificationConfiguration`, {
+          body: bodyOf([{ type: 'workspace', id: workspace }]),
+          headers: jsonApi,
+        }),
+        422,
+      );
+      // A refused create leaves no configuration behind.
+      assert.equal((await context.server.get(`/api/v1/organization/${organization}/notificationConfiguration`)).body.data.length, before);
+
+      const cleared = await context.server.request('PATCH', `/api/v1/notification_configuration/${id}`, {
+        body: { data: { type: 'notification_configuration', id, relationships: { templates: { data: [] } } } },
+        headers: jsonApi,
+      });
+      assert.equal(cleared.status, 204, cleared.text);
+      assert.deepEqual((await context.server.get(`/api/v1/notification_configuration/${id}/relationships/templates`)).body.data, []);
+
+      const mutation = await data(
+        context.server,
+        `mutation { notification_configuration(op: UPDATE, data: {id: "${id}", templates: [{id: "${template}"}]}) { edges { node { templates { edges { node { id name } } } } } } }`,
+      );
+      const written = nodes(mutation.notification_configuration)[0] as { templates: Connection };
+      assert.deepEqual(
+        nodes(written.templates).map((t) => t.id),
+        [template],
+      );
+
+      // Atomic operations replace it as the relationship endpoint does, all or nothing.
+      const atomic = 'application/vnd.api+json;ext="https://jsonapi.org/ext/atomic"';
+      const operations = (members: unknown[]) =>
+        context.server.request('POST', '/api/v1/operations', {
+          body: {
+            'atomic:operations': [
+              { op: 'update', ref: { type: 'notification_configuration', id, relationship: 'templates' }, data: [] },
+              { op: 'update', ref: { type: 'notification_configuration', id, relationship: 'templates' }, data: members },
+            ],
+          },
+          headers: { 'content-type': atomic, accept: atomic },
+        });
+      assertError(await operations([{ type: 'template', id: foreign }]), 404, '/atomic:operations/1/data');
+      const templatesOf = async () =>
+        ((await context.server.get(`/api/v1/notification_configuration/${id}/relationships/templates`)).body.data as { id: string }[]).map(
+          (t) => t.id,
+        );
+      assert.deepEqual(await templatesOf(), [template]);
+      const second = await createTemplate(context.server, organization);
+      const replaced = await operations([{ type: 'template', id: second }]);
+      assert.equal(replaced.status < 300, true, replaced.text);
+      assert.deepEqual(await templatesOf(), [second]);
+    });
+
+    it('answers whether a configuration applies to a job of a template, as job notifications ask: every one when it lists none', async () => {
+      const everyTemplate = await created({ name: 'Every template' });
+      const narrowed = await created({ name: 'One template' });
+      const other = await createTemplate(context.server, organization);
+      const saved = await context.server.request('PATCH', `/api/v1/notification_configuration/${narrowed}/relationships/templates`, {
+        body: { data: [{ type: 'template', id: template }] },
+        headers: jsonApi,
+      });
+      assert.equal(saved.status, 204, saved.text);
+      const server = context.server;
+      const dialect =
+        server.kind === 'sqlite'
+          ? new SqliteDialect({ database: new Sqlite(path.join(server.env.STRATUM_DATA_DIR ?? '', 'stratum.db'), { readonly: true }) })
+          : new PostgresDialect({ pool: new pg.Pool({ connectionString: server.env.DATABASE_URL, max: 1 }) });
+      const db = new Kysely<Database>({ dialect });
+      try {
+        const { templates } = notificationRecords;
+        assert.equal(await appliesToTemplate(db, templates, everyTemplate, template), true);
+        assert.equal(await appliesToTemplate(db, templates, everyTemplate, other), true);
+        assert.equal(await appliesToTemplate(db, templates, narrowed, template), true);
+        assert.equal(await appliesToTemplate(db, templates, narrowed, other), false);
+        // The same question over many configurations at once, as a dispatcher reads a workspace's.
+        const applying = await db
+          .selectFrom('notification_configuration as c')
+          .select('c.id')
+          .where('c.id', 'in', [everyTemplate, narrowed])
+          .where(appliesToTemplateCondition(templates, 'c', other))
+          .execute();
+        assert.deepEqual(
+          applying.map((row) => row.id),
+          [everyTemplate],
+        );
+      } finally {
+        await db.destroy();
+      }
     });
 
     it('lets a grant with manageWorkspace on a workspace manage that workspace’s configurations, and no others', async () => {

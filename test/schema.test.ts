@@ -162,5 +162,23 @@ describeEachStore('the migrated schema matches the declarations', (context) => {
       const actual = kind === 'sqlite' ? await readSqlite(server, resource.table) : await readPostgres(server, resource.table);
       assert.deepEqual(compare(kind, resource, actual), []);
     });
+    for (const [name, relationship] of Object.entries(resource.relationships)) {
+      if (relationship.kind !== 'manyToMany') continue;
+      const { table, column, otherColumn } = relationship.join;
+      it(`${table}: the pairs of ${resource.type}.${name}, one per pair, deleted with either side`, async () => {
+        const { kind, server } = context;
+        const actual = kind === 'sqlite' ? await readSqlite(server, table) : await readPostgres(server, table);
+        assert.deepEqual([...actual.columns.keys()].sort(), [column, otherColumn].sort());
+        assert.ok([...actual.columns.values()].every((c) => c.notNull));
+        assert.deepEqual(actual.primaryKey, [column, otherColumn]);
+        assert.deepEqual(
+          actual.foreignKeys,
+          new Set([
+            describeForeignKey(column, resource.table, 'cascade'),
+            describeForeignKey(otherColumn, registry.target(relationship).table, 'cascade'),
+          ]),
+        );
+      });
+    }
   }
 });

@@ -3,6 +3,7 @@ import { compileFilter } from '../rsql/compile.js';
 import type { Scope } from './scope.js';
 import type { Filter, IncludeTree } from './options.js';
 import { filterContext, findVisibleWhere } from './queries.js';
+import { includedMembers } from './members.js';
 
 export interface IncludedRecord {
   resource: ResourceDeclaration;
@@ -43,18 +44,19 @@ export async function loadIncluded(
       const filter = filtersByType.get(target.type);
       const extra = filter === undefined ? [] : [compileFilter(filter.expression, target, 'r', filterContext(scope, filter))];
       const owners = rows.map((row) => String(row.id));
-      related = await findVisibleWhere(
-        scope,
-        target,
-        { column: relationship.column, values: owners, many: true, relationship: name },
-        extra,
-      );
-      const byOwner = new Map<string, string[]>();
-      for (const r of related) {
-        const owner = String(r[relationship.column]);
-        const ids = byOwner.get(owner);
-        if (ids === undefined) byOwner.set(owner, [String(r.id)]);
-        else ids.push(String(r.id));
+      let byOwner: Map<string, string[]>;
+      if (relationship.kind === 'manyToMany') {
+        ({ rows: related, byOwner } = await includedMembers(scope, { name, link: relationship }, owners, extra));
+      } else {
+        const column = relationship.column;
+        related = await findVisibleWhere(scope, target, { column, values: owners, many: true, relationship: name }, extra);
+        byOwner = new Map<string, string[]>();
+        for (const r of related) {
+          const owner = String(r[column]);
+          const ids = byOwner.get(owner);
+          if (ids === undefined) byOwner.set(owner, [String(r.id)]);
+          else ids.push(String(r.id));
+        }
       }
       for (const row of rows) {
         const key = recordKey(resource.type, row.id);

@@ -19,8 +19,8 @@ export type LinkDraft =
   | { kind: 'none' }
   /** One record; `type` when the transport's syntax names the record's type. */
   | { kind: 'record'; id: string; type?: unknown }
-  /** A list of records (empty or not), which only a to-many relationship can hold. */
-  | { kind: 'records'; count: number }
+  /** A list of records (empty or not), which only a to-many relationship can hold: each one as a link is read. */
+  | { kind: 'records'; members: readonly LinkDraft[] }
   /** Something the transport could not read as a link: its code and detail. */
   | { kind: 'malformed'; code: string; detail: string };
 
@@ -34,6 +34,8 @@ export interface RecordInput {
   attributes: AttributeValues;
   /** To-one relationships the input sets, by name: a related id, or null to unlink. */
   relationships: Record<string, string | null>;
+  /** Many-to-many relationships the input replaces, by name: the ids they are to list. */
+  members: Record<string, string[]>;
 }
 
 /**
@@ -57,7 +59,7 @@ export function recordInput(
   const { id, attributes: given } = clientId(resource, draft, use, problems);
   assertKnownAttributes(registry, resource, given);
   if (action === 'create') checkClientId(resource, id, problems);
-  const relationships = readLinks(registry, resource, draft.relationships, problems);
+  const { links: relationships, members } = readLinks(registry, resource, draft.relationships, problems);
   for (const [name, relationship] of Object.entries(resource.relationships)) {
     if (relationship.kind !== 'toOne' || !relationship.required) continue;
     const missing = action === 'create' ? (relationships[name] ?? null) === null : relationships[name] === null;
@@ -66,7 +68,7 @@ export function recordInput(
   }
   const attributes = readAttributeValues(resource, given, action, problems);
   if (problems.length > 0) throw new ApiError(422, problems);
-  return linkAttributesAsLinks(resource, { ...(id === undefined ? {} : { id }), attributes, relationships });
+  return linkAttributesAsLinks(resource, { ...(id === undefined ? {} : { id }), attributes, relationships, members });
 }
 
 /**
@@ -105,14 +107,18 @@ function checkClientId(resource: ResourceDeclaration, id: string | undefined, pr
   else if (!rule.pattern.test(id)) problems.push({ code: 'invalid_value', detail: `id must be ${rule.description}.`, at });
 }
 
-/** The to-one links an input sets. A relationship not modeled yet, or a to-many one, takes only an empty value. */
+/**
+ * The to-one links an input sets, and the lists of its many-to-many relationships. A relationship
+ * not modeled yet, or a to-many one, takes only an empty value.
+ */
 function readLinks(
   registry: Registry,
   resource: ResourceDeclaration,
   drafts: Readonly<Record<string, LinkDraft>>,
   problems: Problem[],
-): Record<string, string | null> {
+): Pick<RecordInput, 'members'> & { links: Record<string, string | null> } {
   const links: Record<string, string | null> = {};
+  const members: Record<string, string[]> = {};
   for (const [name, draft] of Object.entries(drafts)) {
     const declared = registry.relationship(resource, name);
     if (declared === undefined && registry.unmodeled(name) === undefined) {
@@ -120,8 +126,13 @@ function readLinks(
     }
     const refuse = (code: string, detail: string, part?: 'linkage' | 'type') =>
       problems.push({ code, detail, at: part === undefined ? { relationship: name } : { relationship: name, part } });
+    if (declared?.kind === 'manyToMany') {
+      const list = readList(name, declared.type, draft, refuse);
+      if (list !== undefined) members[name] = list;
+      continue;
+    }
     if (declared === undefined || declared.kind === 'toMany') {
-      if (draft.kind === 'none' || (draft.kind === 'records' && draft.count === 0)) continue;
+      if (draft.kind === 'none' || (draft.kind === 'records' && draft.members.length === 0)) continue;
       if (declared === undefined) refuse('not_supported', `Relationship ${name} is not supported yet; send it as null.`);
       else {
         const detail = `Relationship ${name} is changed through the ${declared.type} records it lists, created, changed and deleted as records of their own, not in this ${resource.type}'s input.`;
@@ -132,15 +143,34 @@ function readLinks(
     const link = readLink(name, declared, draft, refuse);
     if (link !== undefined) links[name] = link;
   }
-  return links;
+  return { links, members };
 }
 
-function readLink(
-  name: string,
-  declared: ToOne,
-  draft: LinkDraft,
-  refuse: (code: string, detail: string, part?: 'linkage' | 'type') => void,
-): string | null | undefined {
+type Refusal = (code: string, detail: string, part?: 'linkage' | 'type') => void;
+
+/** The ids a many-to-many relationship is to list (null: none), each named once; whether they name records is the write's to check. */
+function readList(name: string, type: string, draft: LinkDraft, refuse: Refusal): string[] | undefined {
+  if (draft.kind === 'none') return [];
+  if (draft.kind !== 'records') {
+    refuse('invalid_value', `Relationship ${name} lists ${type} records: send a list of them, [] for none.`, 'linkage');
+    return undefined;
+  }
+  const ids = new Set<string>();
+  for (const member of draft.members) {
+    if (member.kind !== 'record') {
+      refuse('invalid_value', `Relationship ${name} lists ${type} records, each {type, id}.`, 'linkage');
+      return undefined;
+    }
+    if ('type' in member && member.type !== type) {
+      refuse('invalid_value', `Relationship ${name} lists ${type} records.`, 'type');
+      return undefined;
+    }
+    ids.add(member.id);
+  }
+  return [...ids];
+}
+
+function readLink(name: string, declared: ToOne, draft: LinkDraft, refuse: Refusal): string | null | undefined {
   switch (draft.kind) {
     case 'none':
       return null;
@@ -177,5 +207,5 @@ function linkAttributesAsLinks(resource: ResourceDeclaration, input: RecordInput
     attributes = rest;
     relationships = { ...relationships, [name]: linked };
   }
-  return attributes === input.attributes ? input : { attributes, relationships };
+  return attributes === input.attributes ? input : { attributes, relationships, members: input.members };
 }

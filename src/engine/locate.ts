@@ -1,5 +1,5 @@
 import { ApiError, notFound } from '../errors.js';
-import type { ResourceDeclaration, Row, ToOne } from '../model/index.js';
+import type { ManyToMany, ResourceDeclaration, Row, ToOne } from '../model/index.js';
 import type { HeldRecord } from '../policy/capabilities.js';
 import { isUuid } from '../store/record-id.js';
 import type { Scope } from './scope.js';
@@ -20,6 +20,8 @@ export interface CollectionAddress {
    * records of the organization linked to that workspace): a create links it through `relationship`.
    */
   linked?: { relationship: string; record: RecordAddress };
+  /** The records another record's many-to-many relationship lists (`/notification_configuration/{id}/templates`). */
+  listedBy?: { relationship: ManyToMany; record: RecordAddress };
 }
 
 /**

@@ -7,6 +7,7 @@ import { loadIncluded, type IncludeResult } from './include.js';
 import { locateParent, locateRecord, parentFirst, pathIdsOf, type CollectionAddress, type RecordAddress } from './locate.js';
 import type { ListOptions, Page, ReadOptions } from './options.js';
 import { filterContext, findVisible, listVisible, type ListResult } from './queries.js';
+import { listedBy as listedByCondition } from './members.js';
 
 /** One record, with the related records its read asked to include. */
 export interface RecordResult {
@@ -28,9 +29,10 @@ export interface RecordPage extends ListResult {
  * checks the parent and its path once; only an empty page asks whether the parent is there (404).
  */
 export async function listRecords(scope: Scope, collection: CollectionAddress, options: ListOptions): Promise<RecordPage> {
-  const { resource, ancestors, linked } = collection;
+  const { resource, ancestors, linked, listedBy } = collection;
   // Under a linked record, that record is found first (404): it names the records listed.
   const linkedRow = linked === undefined ? undefined : await locateRecord(scope, linked.record);
+  const owner = listedBy === undefined ? undefined : await locateRecord(scope, listedBy.record);
   const lookUp = () => locateParent(scope, ancestors);
   const found = await parentFirst(ancestors, lookUp, () => {
     const where: Condition[] = [];
@@ -40,6 +42,11 @@ export async function listRecords(scope: Scope, collection: CollectionAddress, o
     }
     for (const filter of [options.filter, options.filtersByType.get(resource.type)]) {
       if (filter !== undefined) where.push(compileFilter(filter.expression, resource, 'r', filterContext(scope, filter)));
+    }
+    if (listedBy !== undefined && owner !== undefined) {
+      // Records of any parent the owner lists: each one is checked whole, as any record read by id.
+      where.push(listedByCondition(listedBy.relationship, String(owner.id)));
+      return listVisible(scope, resource, { where, sort: options.sort, page: options.page });
     }
     // The rows need only their own checks: the parent is a range of an index.
     const known = { pathIds: pathIdsOf(ancestors), parentCheck: 'once' as const };

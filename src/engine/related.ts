@@ -1,6 +1,6 @@
 import { sql, type SqlBool } from 'kysely';
 import { ApiError } from '../errors.js';
-import type { Row, ToMany } from '../model/index.js';
+import type { ListingRelationship, Row } from '../model/index.js';
 import { compileFilter } from '../rsql/compile.js';
 import { allOf, type Condition } from '../store/conditions.js';
 import type { Scope } from './scope.js';
@@ -14,6 +14,8 @@ import { rowBytesSql, rowsBytes } from './response-memory.js';
 export type RelatedRequest = Pick<ListOptions, 'filter' | 'sort' | 'page'>;
 
 const position = 'stratum_position';
+/** The owner of a row of a many-to-many relationship, whose row holds no link of its own. */
+const ownerName = 'stratum_owner';
 
 interface Measured {
   bytes: number | string;
@@ -29,7 +31,7 @@ interface Measured {
  */
 export async function listRelatedPages(
   scope: Scope,
-  relationship: ToMany,
+  relationship: ListingRelationship,
   ownerIds: readonly string[],
   request: RelatedRequest,
 ): Promise<Map<string, ListResult>> {
@@ -39,17 +41,19 @@ export async function listRelatedPages(
   if (owners.length === 0) return pages;
 
   const target = scope.engine.registry.target(relationship);
-  const ownerColumn = sql.ref(`r.${relationship.column}`);
+  // A many-to-many relationship's rows are its pairs', joined to the records they list.
+  const pairs = relationship.kind === 'manyToMany' ? relationship.join : undefined;
+  const ownerColumn = sql.ref(relationship.kind === 'manyToMany' ? `j.${relationship.join.column}` : `r.${relationship.column}`);
   const conditions: Condition[] = [sql<SqlBool>`${ownerColumn} in (${sql.join(owners)})`, visibilityCondition(scope, target, 'r')];
   if (request.filter !== undefined)
     conditions.push(compileFilter(request.filter.expression, target, 'r', filterContext(scope, request.filter)));
   const where = allOf(conditions);
 
   const { offset, limit } = request.page;
-  const ranked = scope.db
-    .selectFrom(`${target.table} as r`)
+  const ranked = fromListed(scope, target.table, pairs)
     .where(where)
     .selectAll('r')
+    .select(sql<string>`${ownerColumn}`.as(ownerName))
     .select(
       sql<number>`row_number() over (partition by ${ownerColumn} order by ${listOrder(scope.engine, target, request.sort, 'r')})`.as(
         position,
@@ -62,27 +66,34 @@ export async function listRelatedPages(
   const size = sql<Measured>`select coalesce(sum(${rowBytesSql(target, 'ranked')}), 0) as bytes from ${pageOf}`;
   const reserved = Number((await size.execute(scope.db)).rows[0]?.bytes ?? 0);
   await scope.budget.reserve(reserved, (mebibytes, most) => tooLarge(relationship.type, mebibytes, most));
-  const rows = sql<Row>`select * from ${pageOf} order by ${sql.ref(`ranked.${relationship.column}`)}, ${sql.ref(`ranked.${position}`)}`;
+  const rows = sql<Row>`select * from ${pageOf} order by ${sql.ref(`ranked.${ownerName}`)}, ${sql.ref(`ranked.${position}`)}`;
   const loaded = await rows.execute(scope.db);
   scope.budget.settle(reserved, rowsBytes(loaded.rows));
 
-  for (const { [position]: rank, ...row } of loaded.rows) {
-    const page = pages.get(String(row[relationship.column]));
+  for (const { [position]: rank, [ownerName]: owner, ...row } of loaded.rows) {
+    const page = pages.get(String(owner));
     if (page === undefined) continue;
     if (Number(rank) > offset + limit) page.hasMore = true;
     else page.rows.push(row);
   }
-  if (request.page.totals) await countPerOwner(scope, target.table, relationship.column, where, pages);
+  if (request.page.totals) {
+    const counts = await fromListed(scope, target.table, pairs)
+      .where(where)
+      .select([sql`${ownerColumn}`.as('owner'), sql<number | string>`count(*)`.as('total')])
+      .groupBy(ownerColumn)
+      .execute();
+    countPerOwner(counts, pages);
+  }
   return pages;
 }
 
-async function countPerOwner(scope: Scope, table: string, column: string, where: Condition, pages: Map<string, ListResult>): Promise<void> {
-  const counts = await scope.db
-    .selectFrom(`${table} as r`)
-    .where(where)
-    .select([sql`${sql.ref(`r.${column}`)}`.as('owner'), sql<number | string>`count(*)`.as('total')])
-    .groupBy(`r.${column}`)
-    .execute();
+/** The listed records (`r`), joined to the pairs (`j`) that list them for a many-to-many relationship. */
+function fromListed(scope: Scope, table: string, pairs: { table: string; otherColumn: string } | undefined) {
+  const listed = scope.db.selectFrom(`${table} as r`);
+  return pairs === undefined ? listed : listed.innerJoin(`${pairs.table} as j`, `j.${pairs.otherColumn}`, 'r.id');
+}
+
+function countPerOwner(counts: readonly { owner: unknown; total: number | string }[], pages: Map<string, ListResult>): void {
   for (const { owner, total } of counts) {
     const page = pages.get(String(owner));
     if (page !== undefined) page.total = Number(total);

@@ -7,7 +7,9 @@ import { locateRecord, type RecordAddress } from './locate.js';
 import { defaultPageSize, type Page, type SortKey } from './options.js';
 import { listVisible, type ListResult } from './queries.js';
 import type { Precondition } from './versions.js';
-import { changeRecord, checkLinkTarget } from './write.js';
+import { changeRecord } from './write.js';
+import { checkLinkTarget } from './link-target.js';
+import { listedBy, replaceMembers } from './members.js';
 import { authorizeOn, movesGrants } from './write-authorization.js';
 
 /** A declared relationship, or only the kind of one that clients use and Stratum does not model yet. */
@@ -30,7 +32,7 @@ export interface Linkage {
 
 export type RelationshipContent =
   | { kind: 'toOne'; linkage: Linkage | null }
-  | { kind: 'toMany'; type: string; records: ListResult; page: Page }
+  | { kind: 'toMany'; type: string; records: ListResult; page: Page; atMostOne: boolean }
   /** A relationship not modeled yet reads as empty. */
   | { kind: 'unmodeled'; many: boolean };
 
@@ -63,7 +65,12 @@ export async function readRelationship(
         parentCheck: scope.engine.registry.parentLink(target)?.column === relationship.column ? ('done' as const) : ('row' as const),
       };
       const records = await listVisible(scope, target, { where, ...list, idsOnly: true, known });
-      return { kind: 'toMany', type: target.type, records, page: list.page };
+      return { kind: 'toMany', type: target.type, records, page: list.page, atMostOne: relationship.atMostOne === true };
+    }
+    case 'manyToMany': {
+      const target = scope.engine.registry.target(relationship);
+      const records = await listVisible(scope, target, { where: [listedBy(relationship, String(row.id))], ...list, idsOnly: true });
+      return { kind: 'toMany', type: target.type, records, page: list.page, atMostOne: false };
     }
   }
 }
@@ -73,8 +80,9 @@ const changedThroughRecords = (resource: ResourceDeclaration, name: string) =>
   forbidden(`Relationship ${name} of ${resource.type} changes through the records it lists: create or delete those records instead.`);
 
 /**
- * Links a to-one relationship to another record of the same tenant, or unlinks it (null). The
- * parent never changes, and to-many relationships change through the records they list (403).
+ * Links a to-one relationship to another record of the same tenant, or unlinks it (null); replaces
+ * the records a many-to-many relationship lists, as a whole. The parent never changes, and other
+ * to-many relationships change through the records they list (403).
  * Checked after the record is found visible and writable: a caller who may not see the record
  * learns nothing about it, not even which relationships it has.
  */
@@ -90,6 +98,17 @@ export async function updateRelationship(
   const at: Place = { relationship: name, part: 'linkage' };
   await changeRecord(scope, address, 'update', precondition, async (tx, row, tenantId) => {
     if (relationship.kind === 'toMany') throw changedThroughRecords(resource, name);
+    if (relationship.kind === 'manyToMany') {
+      const members = readLinkage();
+      if (!Array.isArray(members)) throw listReplaced(resource, name, at);
+      await replaceMembers(tx, { resource, row, name, link: relationship }, members, await tenantId());
+      await tx.db
+        .updateTable(resource.table)
+        .set({ ...auditColumns(auditName(tx.caller), new Date().toISOString(), 'update') })
+        .where('id', '=', row.id)
+        .execute();
+      return;
+    }
     if (relationship.kind === 'unmodeled' && relationship.many) {
       // Replaced with nothing, as a client that narrows nothing sends it, it stays as it reads: empty.
       const members = readLinkage();
@@ -132,16 +151,28 @@ export async function updateRelationship(
   });
 }
 
+/** A many-to-many relationship is replaced by the list of the records it lists, never by one or by null. */
+const listReplaced = (resource: ResourceDeclaration, name: string, at: Place) =>
+  new ApiError(400, {
+    code: 'invalid_document',
+    detail: `Relationship ${name} of ${resource.type} lists records: replace it with a list of them, [] for none.`,
+    at,
+  });
+
 /**
  * Adds records to a relationship of a record, or removes them from it (JSON:API's POST and DELETE
  * on the relationship, atomic add and remove): refused (403) once the record is found visible and
- * writable, as replacing it is. A to-many relationship changes through the records it lists; a
- * to-one one links one record, which PATCH replaces.
+ * writable, as replacing it is. A to-many relationship changes through the records it lists, a
+ * many-to-many one by replacing its whole list (as Terrakube's web UI does); a to-one one links one
+ * record, which PATCH replaces.
  */
 export async function changeMembers(scope: Scope, address: RecordAddress, name: string, precondition?: Precondition): Promise<void> {
   const { resource } = address;
   const relationship = relationshipNamed(scope, resource, name);
   await changeRecord(scope, address, 'update', precondition, () => {
+    if (relationship.kind === 'manyToMany') {
+      throw forbidden(`Relationship ${name} of ${resource.type} is replaced as a whole: send the full list with PATCH.`);
+    }
     if (relationship.kind === 'toMany' || (relationship.kind === 'unmodeled' && relationship.many)) {
       throw changedThroughRecords(resource, name);
     }

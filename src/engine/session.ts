@@ -2,7 +2,7 @@ import type { TokenRequest } from '../auth/api-tokens.js';
 import type { TokenRecord, TokenView } from '../auth/token-views.js';
 import type { TrackedKind } from '../auth/tokens.js';
 import { ApiError } from '../errors.js';
-import type { ResourceDeclaration, Row, ToMany, ToOne } from '../model/index.js';
+import type { ListingRelationship, ResourceDeclaration, Row, ToOne } from '../model/index.js';
 import { databaseApiError, retryOnContention } from '../store/failures.js';
 import { countUse } from './counts.js';
 import { loadIncluded, type IncludeResult } from './include.js';
@@ -84,7 +84,7 @@ export class Session {
   }
 
   /** A page of a to-many relationship for each of many records at once, in one query. */
-  relatedPages(relationship: ToMany, ownerIds: readonly string[], draft: ListDraft): Promise<Map<string, ListResult>> {
+  relatedPages(relationship: ListingRelationship, ownerIds: readonly string[], draft: ListDraft): Promise<Map<string, ListResult>> {
     const { registry } = this.scope.engine;
     return listRelatedPages(this.scope, relationship, ownerIds, listOptions(registry, registry.target(relationship), draft));
   }
@@ -97,7 +97,7 @@ export class Session {
   /** The linkage of a relationship of a record: a to-many one as a page (`draft`: its sort and page) of the records it lists. */
   readRelationship(address: RecordAddress, relationship: NamedRelationship, draft: ListDraft = {}): Promise<RelationshipContent> {
     const { registry } = this.scope.engine;
-    const target = relationship.kind === 'toMany' ? registry.target(relationship) : address.resource;
+    const target = relationship.kind === 'toMany' || relationship.kind === 'manyToMany' ? registry.target(relationship) : address.resource;
     return readRelationship(this.scope, address, relationship, {
       sort: sortKeys(registry, target, draft.sort),
       page: pageOf(draft.page),

@@ -72,6 +72,6 @@ export async function authorizeUpdateEffects(
 export function movesGrants(scope: Scope, resource: ResourceDeclaration, row: Row, links: Record<string, string | null>): boolean {
   return scope.engine.registry.grantingLinks(resource).some((name) => {
     const link = resource.relationships[name];
-    return Object.hasOwn(links, name) && link !== undefined && links[name] !== (row[link.column] ?? null);
+    return Object.hasOwn(links, name) && link?.kind === 'toOne' && links[name] !== (row[link.column] ?? null);
   });
 }

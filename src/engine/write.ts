@@ -1,5 +1,5 @@
 import { auditName } from '../auth/caller.js';
-import { ApiError, invalidValue, notFound, type Place } from '../errors.js';
+import { invalidValue, notFound, type Place } from '../errors.js';
 import {
   auditColumns,
   columnOf,
@@ -19,11 +19,13 @@ import { CreatePlan, noTenant, type TenantId } from './create-plan.js';
 import { locateRecord, tenantIdOf, type CollectionAddress, type RecordAddress } from './locate.js';
 import { authorizeOn, authorizeUpdateEffects } from './write-authorization.js';
 import type { ReadOptions } from './options.js';
-import { findVisible, insertRow } from './queries.js';
+import { insertRow } from './queries.js';
+import { checkLinkTarget } from './link-target.js';
 import { withIncluded, type RecordResult } from './read.js';
 import { openedRecord, sealSecrets } from './seal.js';
 import { checkPrecondition, type Precondition } from './versions.js';
 import { guardCreate, prepareCreate, prepareUpdate } from './write-preparation.js';
+import { writeMembers } from './members.js';
 
 /**
  * Creates a record in a collection: the parent must be visible (404), the write allowed (403), the
@@ -41,17 +43,21 @@ export async function createRecord(
   const generated = newRecordId();
   // One INSERT needs no transaction of its own: the parent's foreign key stops a record from outliving
   // a parent deleted meanwhile (404). A resource whose hooks write more records gets one, so all or none land.
-  const atomic = resource.afterCreate !== undefined;
+  // So does one whose lists of records live in tables of their own.
+  const atomic = resource.afterCreate !== undefined || Object.values(resource.relationships).some((r) => r.kind === 'manyToMany');
   const prepared = await prepareCreate(scope, collection, readInput, generated);
   const row = await inWrite(scope, resource, atomic, async (tx) => {
     const plan = new CreatePlan(tx, collection, generated);
     const now = new Date().toISOString();
+    let members: RecordInput['members'] = {};
     const columns = await plan.guard(async () => {
       const { id, input } = await guardCreate(tx, collection, plan, readInput);
+      members = input.members;
       const record = { id: id ?? generated, parentId: collection.ancestors.at(-1)?.id, tenantId: plan.tenantId, ...input };
       return recordColumns(tx, resource, record, now);
     });
     const inserted = await plan.insert(resource, columns);
+    await writeMembers(tx, { resource, row: inserted }, members, plan.tenantId);
     if (resource.afterCreate === undefined) return inserted;
     await resource.afterCreate(writeContext(tx, plan.tenantId, now), inserted, prepared);
     // The answer shows what the hook set on the record too (a module's latest version).
@@ -83,6 +89,7 @@ export async function updateRecord(
       ...auditColumns(auditName(tx.caller), now, 'update'),
     };
     await tx.db.updateTable(resource.table).set(columns).where('id', '=', row.id).execute();
+    await writeMembers(tx, { resource, row }, input.members, tenant);
     if (resource.afterUpdate !== undefined) {
       const changed = await tx.db.selectFrom(resource.table).selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
       await resource.afterUpdate(writeContext(tx, tenant, now), changed, prepared);
@@ -164,7 +171,7 @@ function writeContext(tx: Scope, tenantId: TenantId, now: string): WriteContext 
     insert: async (resource, parentId, given) => {
       const attributes: AttributeValues = {};
       for (const [name, attribute] of Object.entries(resource.attributes)) if (!attribute.readOnly) attributes[name] = defaultOf(attribute);
-      const record = { id: newRecordId(), parentId, tenantId, attributes: { ...attributes, ...given }, relationships: {} };
+      const record = { id: newRecordId(), parentId, tenantId, attributes: { ...attributes, ...given }, relationships: {}, members: {} };
       const row = await insertRow(tx, resource, await recordColumns(tx, resource, record, now));
       if (row === undefined) throw new Error(`inserting into ${resource.table} returned no row`);
       await resource.afterCreate?.(writeContext(tx, tenantId, now), row, undefined);
@@ -225,23 +232,6 @@ async function linkColumns(
 /** Where the problems of a link are: the attribute that holds its id, when clients send it as one. */
 export const linkPlace = (name: string, link: ToOne): Place =>
   link.attribute === undefined ? { relationship: name, part: 'linkage' } : { attribute: link.attribute };
-
-/**
- * A link must name a record of its type the caller can see, in the tenant of the record that links
- * it. Any other is a 404 at the relationship, as JSON:API and Elide answer a related record that
- * does not exist; a record of another tenant is not there, seen from this one (so a member of two
- * organizations learns nothing of one by linking from the other). An id sent as an attribute (an
- * `idOf` attribute, or a link clients send as one) is a value, and a bad value is a 422.
- */
-export async function checkLinkTarget(tx: Scope, type: string, id: string | null, tenantId: string, at: Place): Promise<void> {
-  if (id === null) return;
-  const target = tx.engine.registry.get(type);
-  const row = target === undefined ? undefined : await findVisible(tx, target, id);
-  if (target !== undefined && row !== undefined && (await tenantIdOf(tx, target, row)) === tenantId) return;
-  const detail = `Unknown identifier ${id} for ${type} in this ${tx.engine.registry.tenant.type}.`;
-  if ('attribute' in at) throw invalidValue(detail, at);
-  throw new ApiError(404, { code: 'not_found', detail, at });
-}
 
 /**
  * Attributes that hold a record's id as text (`idOf`), or a list of them (`idsOf`), are checked as

@@ -7,7 +7,8 @@ import {
   type AttributeValues,
   type ResourceDeclaration,
   type Row,
-  type ToMany,
+  type ListingRelationship,
+  type Relationship,
   type ToOne,
 } from '../model/index.js';
 import { valueBytes } from './answer-size.js';
@@ -38,7 +39,7 @@ export function fetchRelated(
   context: RequestContext,
   owner: NodeValue,
   name: string,
-  relationship: ToOne | ToMany,
+  relationship: Relationship,
   args: FieldArguments,
   info: GraphQLResolveInfo,
 ): Promise<ConnectionValue | null> {
@@ -57,7 +58,7 @@ export function fetchRelated(
 
 const byId = { cacheKeyFn: (node: NodeValue) => String(node.row.id) };
 
-function toManyLoader(context: RequestContext, relationship: ToMany, args: FieldArguments, totals: boolean) {
+function toManyLoader(context: RequestContext, relationship: ListingRelationship, args: FieldArguments, totals: boolean) {
   const { registry } = context;
   const target = registry.target(relationship);
   const draft = listDraft(args, totals);

@@ -5,7 +5,8 @@ import type { InputRecord } from './arguments.js';
 /**
  * One record of a mutation's `data` as the engine reads an input: its attributes, and the
  * relationships it sets (`vcs: {id: "..."}` links, `vcs: null` unlinks; a to-many one is a list of
- * records, which the engine takes only empty). GraphQL has already checked each value's type
+ * records, which the engine takes only empty unless the relationship is many-to-many, whose list
+ * it replaces). GraphQL has already checked each value's type
  * against the schema; the engine checks the rest, as for every transport.
  */
 export function recordDraft(registry: Registry, resource: ResourceDeclaration, data: InputRecord): RecordDraft {
@@ -15,7 +16,7 @@ export function recordDraft(registry: Registry, resource: ResourceDeclaration, d
     if (name === 'id') continue;
     const relationship = registry.relationship(resource, name);
     if (relationship?.kind === 'toOne') relationships[name] = linkDraft(value as InputRecord | null);
-    else if (relationship?.kind === 'toMany') relationships[name] = listDraft(value as readonly InputRecord[] | null);
+    else if (relationship !== undefined) relationships[name] = listDraft(value as readonly InputRecord[] | null);
     else attributes[name] = value;
   }
   return { ...(typeof data.id === 'string' && data.id !== '' ? { id: data.id } : {}), attributes, relationships };
@@ -23,7 +24,7 @@ export function recordDraft(registry: Registry, resource: ResourceDeclaration, d
 
 /** A to-many relationship's list: the records it would hold (GraphQL coerces a single record to a list of one). */
 function listDraft(value: readonly InputRecord[] | null): LinkDraft {
-  return value === null ? { kind: 'none' } : { kind: 'records', count: value.length };
+  return value === null ? { kind: 'none' } : { kind: 'records', members: value.map(linkDraft) };
 }
 
 /** A to-one link names an existing record by its id; records are not created or changed through a link. */

@@ -1,6 +1,6 @@
 import { noIncludes, type PathStep, type RecordAddress } from '../engine/index.js';
 import { ApiError } from '../errors.js';
-import type { Registry, ResourceDeclaration, Row, ToMany, ToOne } from '../model/index.js';
+import type { Registry, Relationship, ResourceDeclaration, Row, ToOne } from '../model/index.js';
 import { dataRecords, idsOf, type FieldArguments, type InputRecord, type Operation } from './arguments.js';
 import { emptyConnection, type ConnectionValue, type NodeValue, type RequestContext } from './context.js';
 import { recordDraft } from './input.js';
@@ -45,7 +45,7 @@ export function mutateRelated(
   context: RequestContext,
   owner: NodeValue,
   name: string,
-  relationship: ToOne | ToMany,
+  relationship: Relationship,
   op: WriteOperation,
   args: FieldArguments,
 ) {
@@ -57,8 +57,12 @@ export function mutateRelated(
       context.countWrite();
       return writeLink(context, ownerAddress, name, relationship, op, args);
     }
-    const holds = registry.parentOf(target) === owner.resource && registry.parentLink(target)?.column === relationship.column;
-    // Any other to-many relationship changes through the records it lists: the engine refuses to change its members.
+    const holds =
+      relationship.kind === 'toMany' &&
+      registry.parentOf(target) === owner.resource &&
+      registry.parentLink(target)?.column === relationship.column;
+    // Any other to-many relationship changes through the records it lists, a many-to-many one through
+    // its owner's input (the whole list): the engine refuses to change its members one by one.
     if (!holds) {
       await context.session.changeMembers(ownerAddress, name);
       return emptyConnection(target);

@@ -1,5 +1,5 @@
 import type { GraphQLFieldResolver } from 'graphql';
-import type { ResourceDeclaration, ToMany, ToOne } from '../model/index.js';
+import type { Relationship, ResourceDeclaration } from '../model/index.js';
 import { operationOf, type FieldArguments } from './arguments.js';
 import { fetchRelated, fetchRoot } from './connections.js';
 import type { ConnectionValue, NodeValue, RequestContext } from './context.js';
@@ -19,7 +19,7 @@ export function rootResolver(resource: ResourceDeclaration): Resolver<unknown> {
  * A relationship field of a record. A problem with its arguments, or a failed load, is reported
  * once for the field, not once for every record of the list that holds it.
  */
-export function relationshipResolver(name: string, relationship: ToOne | ToMany): Resolver<NodeValue> {
+export function relationshipResolver(name: string, relationship: Relationship): Resolver<NodeValue> {
   return async (node, args, context, info) => {
     try {
       const op = operationOf(args, context.mutation, relationship.kind === 'toOne');

@@ -149,7 +149,8 @@ export function buildGraphQLSchema(registry: Registry, unmodeled: Readonly<Recor
   /**
    * An input type carries every relationship, as Elide's do: a to-one one as the linked record (its
    * id), a to-many one as a list of records. Stratum writes those records through the
-   * relationship's own field, not inside another record's input: the list is accepted empty.
+   * relationship's own field, not inside another record's input: the list is accepted empty. A
+   * many-to-many one lists existing records by id, and the list replaces the stored one.
    */
   function inputFields(resource: ResourceDeclaration): GraphQLInputFieldConfigMap {
     const fields: GraphQLInputFieldConfigMap = { id: { type: GraphQLID } };
@@ -163,7 +164,10 @@ export function buildGraphQLSchema(registry: Registry, unmodeled: Readonly<Recor
           ? { type: input }
           : {
               type: new GraphQLList(input),
-              description: `null or []: ${relationship.type} records are written through the ${name} field, not in this input`,
+              description:
+                relationship.kind === 'manyToMany'
+                  ? `the ${relationship.type} records listed, by id: the whole list, replacing the stored one`
+                  : `null or []: ${relationship.type} records are written through the ${name} field, not in this input`,
             };
     }
     return fields;

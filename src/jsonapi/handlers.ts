@@ -100,7 +100,7 @@ async function readRelationshipRoute(
   const { resource } = route.mount;
   const relationship = session.relationship(resource, request.params.relationship ?? '');
   const address = recordAt(route.mount, request.params);
-  if (relationship.kind !== 'toMany') {
+  if (relationship.kind !== 'toMany' && relationship.kind !== 'manyToMany') {
     parseReadQuery(request.query, resource, registry);
     const content = await session.readRelationship(address, relationship);
     if (content.kind === 'toOne') return { status: 200, body: { data: content.linkage } };
@@ -111,7 +111,7 @@ async function readRelationshipRoute(
   if (content.kind !== 'toMany') throw new Error('a to-many relationship read as another kind');
   const { rows, hasMore, total } = content.records;
   const data = rows.map((row) => ({ type: content.type, id: String(row.id) }));
-  if (relationship.atMostOne === true) return { status: 200, body: { data: data[0] ?? null } };
+  if (content.atMostOne) return { status: 200, body: { data: data[0] ?? null } };
   const page = { ...content.page, ...query.pageStyle };
   return { status: 200, body: listDocument(data, undefined, page, hasMore, total, request.path, request.query) };
 }

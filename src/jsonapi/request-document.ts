@@ -41,11 +41,14 @@ export function parseResourceDocument(body: unknown, resource: ResourceDeclarati
 /** A relationship's linkage: null, a resource identifier, or a list of them. */
 function linkDraft(linkage: unknown): LinkDraft {
   if (linkage === null) return { kind: 'none' };
-  if (Array.isArray(linkage)) return { kind: 'records', count: linkage.length };
+  if (Array.isArray(linkage))
+    return { kind: 'records', members: linkage.map((member: unknown) => (member === null ? malformed : linkDraft(member))) };
   if (isObject(linkage) && typeof linkage.id === 'string' && linkage.id !== '')
     return { kind: 'record', id: linkage.id, type: linkage.type };
-  return { kind: 'malformed', code: 'invalid_value', detail: 'A relationship links {type, id} or null.' };
+  return malformed;
 }
+
+const malformed: LinkDraft = { kind: 'malformed', code: 'invalid_value', detail: 'A relationship links {type, id} or null.' };
 
 /**
  * A relationship document: `{"data": {"type", "id"}}` or `{"data": null}` for a to-one one; a list

@@ -1,5 +1,13 @@
 import type { CollectionAddress, RecordAddress } from '../engine/index.js';
-import { allOperations, type Operation, type Registry, type ResourceDeclaration, type ToMany, type ToOne } from '../model/index.js';
+import {
+  allOperations,
+  type ManyToMany,
+  type Operation,
+  type Registry,
+  type ResourceDeclaration,
+  type ToMany,
+  type ToOne,
+} from '../model/index.js';
 
 export const apiPrefix = '/api/v1';
 
@@ -20,6 +28,8 @@ export interface Mount {
    * record's mount and the relationship that links it.
    */
   linked?: { mount: Mount; relationship: string };
+  /** Set when the records are those a record's many-to-many relationship lists, under that record's path. */
+  listedBy?: { mount: Mount; relationship: ManyToMany };
 }
 
 export type RouteKind = Operation | 'readRelated' | 'readRelationship' | 'updateRelationship' | 'changeRelationshipMembers';
@@ -73,6 +83,11 @@ export function routesOf(registry: Registry): Route[] {
       { method: 'DELETE', path: relationshipPath, kind: 'changeRelationshipMembers', mount },
     );
     for (const [name, link] of Object.entries(resource.relationships)) {
+      if (link.kind === 'manyToMany') {
+        // The records it lists, as a list of their own; they are created and deleted where they live.
+        const listed: Mount = { resource: registry.target(link), ancestors: [], listedBy: { mount, relationship: link } };
+        routes.push({ method: 'GET', path: `${recordPath}/${name}`, kind: 'list', mount: listed });
+      }
       if (link.kind !== 'toOne') continue;
       const target = registry.target(link);
       routes.push({ method: 'GET', path: `${recordPath}/${name}`, kind: 'readRelated', mount, relationship: { name, link } });
@@ -148,6 +163,8 @@ export function collectionAt(mount: Mount, params: Params): CollectionAddress {
     resource: mount.resource,
     ancestors: mount.ancestors.map((resource) => ({ resource, id: params[idParameter(resource)] ?? '' })),
   };
+  if (mount.listedBy !== undefined)
+    return { ...collection, listedBy: { relationship: mount.listedBy.relationship, record: recordAt(mount.listedBy.mount, params) } };
   if (mount.linked === undefined) return collection;
   return { ...collection, linked: { relationship: mount.linked.relationship, record: recordAt(mount.linked.mount, params) } };
 }

@@ -2,6 +2,7 @@ import type { IncludeResult } from '../engine/index.js';
 import { recordKey } from '../engine/index.js';
 import {
   attributeFields,
+  listsRecords,
   publicValue,
   type AttributeField,
   type AttributeValues,
@@ -38,7 +39,7 @@ function objectPlan(resource: ResourceDeclaration): ObjectPlan {
   let plan = objectPlans.get(resource);
   if (plan === undefined) {
     const relationships = Object.entries(resource.relationships);
-    plan = { attributes: attributeFields(resource), relationships, hasToMany: relationships.some(([, r]) => r.kind === 'toMany') };
+    plan = { attributes: attributeFields(resource), relationships, hasToMany: relationships.some(([, r]) => listsRecords(r)) };
     objectPlans.set(resource, plan);
   }
   return plan;
@@ -75,7 +76,7 @@ export function toResourceObject(
       const ids = toMany?.[name];
       if (ids === undefined) continue;
       const linkage = ids.map((id) => ({ type: relationship.type, id }));
-      relationships[name] = { data: relationship.atMostOne === true ? (linkage[0] ?? null) : linkage };
+      relationships[name] = { data: relationship.kind === 'toMany' && relationship.atMostOne === true ? (linkage[0] ?? null) : linkage };
     }
   }
   return { type: resource.type, id: String(row.id), attributes, relationships };

@@ -160,7 +160,7 @@ export class Registry {
     }
     const global = this.isGlobal(resource);
     for (const [name, relationship] of Object.entries(resource.relationships)) {
-      if (relationship.kind === 'toOne' && this.isGlobal(this.target(relationship)) !== global)
+      if (relationship.kind !== 'toMany' && this.isGlobal(this.target(relationship)) !== global)
         throw new Error(`${where}: ${name} links ${global ? 'a tenant' : 'a global'} resource`);
     }
     for (const [name, attribute] of Object.entries(resource.attributes)) {

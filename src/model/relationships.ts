@@ -30,7 +30,24 @@ export interface ToMany {
   atMostOne?: true;
 }
 
-export type Relationship = ToOne | ToMany;
+/**
+ * A to-many relationship kept in a table of its own, one row per linked pair (Terrakube's templates a
+ * notification configuration is narrowed to): `join.column` holds this record's id, `join.otherColumn`
+ * the linked one's. Both sides delete their rows of the table with them, so a linked record deleted
+ * later simply leaves the list; the list is replaced as a whole by a write of the relationship.
+ */
+export interface ManyToMany {
+  kind: 'manyToMany';
+  type: string;
+  join: { table: string; column: string; otherColumn: string };
+}
+
+export type Relationship = ToOne | ToMany | ManyToMany;
+
+/** A relationship that lists records: the records hold the link, or a table of pairs does. */
+export type ListingRelationship = ToMany | ManyToMany;
+
+export const listsRecords = (relationship: Relationship): relationship is ListingRelationship => relationship.kind !== 'toOne';
 
 /**
  * A link to another record. By default it belongs to that record (deleted with it, hidden with
@@ -48,4 +65,8 @@ export function toOne(
 
 export function toMany(type: string, column: string, options: { atMostOne?: true } = {}): ToMany {
   return options.atMostOne === undefined ? { kind: 'toMany', type, column } : { kind: 'toMany', type, column, atMostOne: true };
+}
+
+export function manyToMany(type: string, join: ManyToMany['join']): ManyToMany {
+  return { kind: 'manyToMany', type, join };
 }

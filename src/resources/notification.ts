@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import { defineResource, flag, oneOf, text, toMany, toOne, type PendingWrite } from '../model/index.js';
+import { defineResource, flag, manyToMany, oneOf, text, toMany, toOne, type PendingWrite } from '../model/index.js';
 
 /** Where a notification goes, as Terrakube names its channels. */
 export const channelTypes = ['SLACK', 'TEAMS', 'WEBHOOK'] as const;
@@ -23,12 +23,20 @@ export const jobStatuses = [
 
 const maxUrlLength = 2048;
 
+/** The templates a configuration is narrowed to, one row per pair; none means every template. */
+const templateNarrowing = manyToMany('template', {
+  table: 'notification_configuration_template',
+  column: 'configuration_id',
+  otherColumn: 'template_id',
+});
+
 /**
  * A notification configuration (Terrakube's organization Notifications page, and a workspace's
  * Settings > Notifications): where a message goes when a job reaches one of its trigger statuses.
  * Without a workspace it is an organization-wide default, applying to every workspace beside what
  * each configures for itself; with one, it applies to that workspace alone and goes with it. The
- * signing secret is write-only. Stratum has no jobs yet: only a test or a retry delivers.
+ * signing secret is write-only. It may be narrowed to some templates (jobs of other templates do not
+ * fire it; none listed means every template). Stratum has no jobs yet: only a test or a retry delivers.
  */
 export const notificationConfiguration = defineResource({
   type: 'notification_configuration',
@@ -50,6 +58,9 @@ export const notificationConfiguration = defineResource({
     // Deleted with its workspace: left without one, it would turn into a default for every workspace.
     workspace: toOne('workspace', 'workspace_id'),
     triggers: toMany('notification_trigger', 'configuration_id'),
+    // The templates it is narrowed to, replaced as a whole (Terrakube's web UI sends the full list);
+    // none means every template.
+    templates: templateNarrowing,
   },
   beforeWrite: checkDestination,
 });
@@ -93,5 +104,14 @@ function destinationProblem(value: string): string | undefined {
   return undefined;
 }
 
-/** What the notification endpoints serve: the configurations, and the link that names a configuration's workspace. */
-export const notificationRecords = { configuration: notificationConfiguration, workspaceLink: 'workspace', channelTypes };
+/**
+ * What the notification endpoints serve: the configurations, and the link that names a
+ * configuration's workspace; and the templates it is narrowed to, which a job's notifications read
+ * (src/notifications/narrowing.ts).
+ */
+export const notificationRecords = {
+  configuration: notificationConfiguration,
+  workspaceLink: 'workspace',
+  channelTypes,
+  templates: templateNarrowing,
+};

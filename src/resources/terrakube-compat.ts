@@ -17,9 +17,6 @@ export const terrakubeConventions: ClientConventions = {
     // Modeled on workspaces (their VCS webhook); any other record keeps taking the name as null, as
     // it did before, and the description's examples of records without a to-one link change it.
     webhook: 'toOne',
-    // The templates a notification configuration is narrowed to: not stored yet (it fires for every
-    // template, and Stratum has no jobs to fire on); an empty list replaces it.
-    templates: 'toMany',
   },
 };
 
@@ -30,10 +27,8 @@ export const terrakubeConventions: ClientConventions = {
 export const permissionScopes: readonly string[] = ['workspace'];
 
 /**
- * The records of unmodeled relationships that Terrakube's web UI reads through GraphQL (its
- * notification editor reads a configuration's templates), with the fields it asks for: served as
- * empty lists until Stratum models them.
+ * The records of unmodeled relationships that Terrakube's web UI reads through GraphQL, with the
+ * fields it asks for: served as empty lists until Stratum models them. None today (a notification
+ * configuration's templates, the last one, are stored).
  */
-export const unmodeledRecords: Readonly<Record<string, UnmodeledRecord>> = {
-  templates: { on: ['notification_configuration'], fields: {} },
-};
+export const unmodeledRecords: Readonly<Record<string, UnmodeledRecord>> = {};

@@ -98,13 +98,15 @@ function relationshipsSchema(resource: ResourceDeclaration, side: Side): Schema 
   const properties = Object.fromEntries(
     Object.entries(resource.relationships).map(([name, r]) => {
       const data =
-        r.kind === 'toMany'
-          ? r.atMostOne === true
-            ? { oneOf: [identifier([r.type]), { type: 'null' }] }
-            : { type: 'array', items: identifier([r.type]) }
-          : side === 'request' || mayBeUnlinked(resource, name, r)
-            ? { oneOf: [identifier([r.type]), { type: 'null' }] }
-            : identifier([r.type]);
+        r.kind === 'manyToMany'
+          ? { type: 'array', items: identifier([r.type]) }
+          : r.kind === 'toMany'
+            ? r.atMostOne === true
+              ? { oneOf: [identifier([r.type]), { type: 'null' }] }
+              : { type: 'array', items: identifier([r.type]) }
+            : side === 'request' || mayBeUnlinked(resource, name, r)
+              ? { oneOf: [identifier([r.type]), { type: 'null' }] }
+              : identifier([r.type]);
       // One record at most links back (a workspace's webhook): its linkage is read, never set here.
       const readOnly = r.kind === 'toMany' && r.atMostOne === true ? { readOnly: true } : {};
       return [name, { type: 'object', required: ['data'], properties: { data }, ...readOnly }];

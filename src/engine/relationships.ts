@@ -7,7 +7,8 @@ import { locateRecord, type RecordAddress } from './locate.js';
 import { defaultPageSize, type Page, type SortKey } from './options.js';
 import { listVisible, type ListResult } from './queries.js';
 import type { Precondition } from './versions.js';
-import { changeRecord, checkLinkTarget } from './write.js';
+import { changeRecord } from './write.js';
+import { checkLinkTarget } from './link-checks.js';
 import { authorizeOn, movesGrants } from './write-authorization.js';
 
 /** A declared relationship, or only the kind of one that clients use and Stratum does not model yet. */

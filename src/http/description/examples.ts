@@ -215,5 +215,7 @@ function fallback(name: string, attribute: Attribute): AttributeValue {
       return attribute.default;
     case 'timestamp':
       return /Date$/.test(name) ? '2025-01-15T09:30:00.000Z' : null;
+    case 'textList':
+      return null;
   }
 }

@@ -58,6 +58,14 @@ function attributeSchema(attribute: Attribute, side: Side): Schema {
       return { type: 'integer', minimum: attribute.min, maximum: attribute.max, ...fallback(attribute.default, false), ...readOnly };
     case 'timestamp':
       return { type: orNull('string', attribute.nullable), format: 'date-time', readOnly: true };
+    case 'textList':
+      return {
+        type: orNull('array', true),
+        items: { type: 'string', maxLength: attribute.maxLength },
+        maxItems: attribute.maxItems,
+        ...fallback(null, true),
+        ...readOnly,
+      };
   }
 }
 

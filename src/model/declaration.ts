@@ -127,6 +127,11 @@ export interface ResourceDeclaration {
    * an update whose href is the collection's, naming the record by `data.id`.
    */
   atomicForms?: { relationshipsBesideData: readonly string[]; updateAtCollection?: true };
+  /**
+   * The operations the API serves on these records, every one by default; records the server alone
+   * writes (a job's steps) are only listed and read, and their relationships only read.
+   */
+  operations?: readonly Operation[];
   /** The to-one relationship to the record this one lives under in paths. */
   parent?: string;
   attributes: Record<string, Attribute>;

@@ -10,6 +10,7 @@ export const step = defineResource({
   type: 'step',
   table: 'step',
   parent: 'job',
+  operations: ['list', 'read'],
   attributes: {
     stepNumber: readOnly(integer(0, 0, Number.MAX_SAFE_INTEGER)),
     name: readOnly(text({ max: 256 })),

@@ -176,7 +176,7 @@ const workspacePaths = ['/api/v1/organization/{organizationId}/workspace/{worksp
 const projectPath = '/api/v1/organization/{organizationId}/project/{projectId}';
 
 /**
- * What a caller with a grant gets: the organization record read-only; the granted workspace (for a
+ * What a caller with a grant gets: the organization record and its templates read-only; the granted workspace (for a
  * project grant, the workspace in the project, and the project) and what is in it, its variables
  * written as the grant's manageWorkspace allows; grants written by teams only; the lists of the
  * organization, holding what it may see; and 404 for everything else, the records the workspace
@@ -218,6 +218,8 @@ function grantedStatus(endpoint: Endpoint, caller: CallerKind): number {
   // The jobs of the granted workspace (in the project, for a project grant): the grants' admin role
   // gives planJob and approveJob, so they start, read and cancel them; only administrators delete
   // one; the workspace reached through a job is the granted workspace, which a grant never deletes.
+  // Templates: any grant holder of the organization reads them (Run now picks one), and never writes them.
+  if (endpoint.path.startsWith('/api/v1/organization/{organizationId}/template/')) return write ? 403 : endpoint.success;
   if (endpoint.path.startsWith(jobPath)) return write && endpoint.method === 'DELETE' && !endpoint.relationship ? 403 : endpoint.success;
   if (/^\/api\/v1\/organization\/\{organizationId\}\/\w+$/.test(endpoint.path)) return write ? 403 : endpoint.success;
   return 404;

@@ -304,8 +304,13 @@ describeEachStore('jobs and their steps', (context) => {
     assert.equal(steps.status, 200, steps.text);
     const [step] = steps.body.data as JsonRecord[];
     assert.ok(step);
-    assertError(await context.server.post(jobPath(job.id, '/step'), resourceDocument('step', {})), 403);
-    assertError(await context.server.delete(jobPath(job.id, `/step/${step.id}`)), 403);
+    // No path writes a step; GraphQL, which has the write operations of every type, refuses them.
+    assertError(await context.server.post(jobPath(job.id, '/step'), resourceDocument('step', {})), 405);
+    assertError(await context.server.delete(jobPath(job.id, `/step/${step.id}`)), 405);
+    const mutation = await context.server.post('/graphql/api/v1', {
+      query: `mutation { job(ids: ["${job.id}"]) { edges { node { step(op: DELETE, ids: ["${step.id}"]) { edges { node { id } } } } } } }`,
+    });
+    assert.match(mutation.text, /made and changed by the server/);
     assert.equal((await context.server.delete(org(`/workspace/${workspace}`))).status, 204);
     assert.equal(await context.server.countRows('job', 'workspace_id', workspace), 0);
     assert.equal(await context.server.countRows('step', 'job_id', job.id), 0);

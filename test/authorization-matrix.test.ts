@@ -51,7 +51,7 @@ const callers = [
 type CallerKind = (typeof callers)[number];
 const refusedCallers = callers.slice(0, 6);
 
-type Capability = 'manageTemplate' | 'manageCollection' | 'manageWorkspace' | 'manageVcs' | 'manageModule' | 'manageProvider';
+type Capability = 'manageTemplate' | 'manageCollection' | 'manageWorkspace' | 'manageVcs' | 'manageModule' | 'manageProvider' | 'planJob';
 /** The flag that writes each type need; undefined for the types only administrators write. */
 const capabilityOf: Record<string, Capability | undefined> = {
   organization: undefined,
@@ -87,7 +87,14 @@ const capabilityOf: Record<string, Capability | undefined> = {
   provider: 'manageProvider',
   version: 'manageProvider',
   implementation: 'manageProvider',
+  // Starting a job needs planJob; cancelling one planJob or approveJob; deleting one, administrators.
+  job: 'planJob',
+  // Steps are only read.
+  step: undefined,
 };
+
+const jobPath = '/api/v1/organization/{organizationId}/job';
+const jobRecordPath = `${jobPath}/{jobId}`;
 
 /** One organization with a record of every type, and teams granting or withholding one flag. */
 interface Fixture {
@@ -171,7 +178,7 @@ const workspacePaths = ['/api/v1/organization/{organizationId}/workspace/{worksp
 const projectPath = '/api/v1/organization/{organizationId}/project/{projectId}';
 
 /**
- * What a caller with a grant gets: the organization record read-only; the granted workspace (for a
+ * What a caller with a grant gets: the organization record and its templates read-only; the granted workspace (for a
  * project grant, the workspace in the project, and the project) and what is in it, its variables
  * written as the grant's manageWorkspace allows; grants written by teams only; the lists of the
  * organization, holding what it may see; and 404 for everything else, the records the workspace
@@ -210,6 +217,12 @@ function grantedStatus(endpoint: Endpoint, caller: CallerKind): number {
     return endpoint.success;
   }
   if (endpoint.path.startsWith(projectPath)) return projectGrant ? (write ? 403 : endpoint.success) : 404;
+  // The jobs of the granted workspace (in the project, for a project grant): the grants' admin role
+  // gives planJob and approveJob, so they start, read and cancel them; only administrators delete
+  // one; the workspace reached through a job is the granted workspace, which a grant never deletes.
+  // Templates: any grant holder of the organization reads them (Run now picks one), and never writes them.
+  if (endpoint.path.startsWith('/api/v1/organization/{organizationId}/template/')) return write ? 403 : endpoint.success;
+  if (endpoint.path.startsWith(jobPath)) return write && endpoint.method === 'DELETE' && !endpoint.relationship ? 403 : endpoint.success;
   if (/^\/api\/v1\/organization\/\{organizationId\}\/\w+$/.test(endpoint.path)) return write ? 403 : endpoint.success;
   return 404;
 }
@@ -231,6 +244,11 @@ function expectedStatus(endpoint: Endpoint, caller: CallerKind): number {
   if (caller === 'non-member') return 404;
   if (!write) return endpoint.success;
   if (endpoint.success === 403) return 403;
+  if (endpoint.path === jobRecordPath) {
+    // The member without planJob holds approveJob, which cancels a job too.
+    if (endpoint.method === 'PATCH') return endpoint.success;
+    if (endpoint.method === 'DELETE') return 403;
+  }
   return caller === 'member with the flag' && capabilityOf[endpoint.type] !== undefined ? endpoint.success : 403;
 }
 
@@ -320,6 +338,19 @@ describeEachStore('authorization matrix', (context) => {
       { event: 'PUSH', branch: 'main', path: 'modules/.*' },
       { id: randomUUID() },
     );
+    // A job of the workspace, pending, with the steps of its template's flow.
+    const flow = await createTemplate(context.server, organization, {
+      tcl: Buffer.from('flow:\n  - type: terraformPlan\n    step: 100\n').toString('base64'),
+    });
+    ids.job = await createRecord(
+      context.server,
+      `/api/v1/organization/${organization}/job`,
+      'job',
+      { templateReference: flow },
+      { relationships: { workspace: { data: { type: 'workspace', id: workspace } } } },
+    );
+    const steps = await context.server.get(`/api/v1/organization/${organization}/job/${ids.job}/step`);
+    ids.step = String((steps.body.data as { id: string }[])[0]?.id);
     // Grants to groups no team of the organization names.
     const workspaceGrantee = `granted-${randomUUID()}`;
     const projectGrantee = `granted-${randomUUID()}`;
@@ -461,6 +492,7 @@ describeEachStore('authorization matrix', (context) => {
         module_version: { version: '0.0.2' },
         version: { protocols: '6.0' },
         implementation: { os: 'darwin' },
+        job: { status: 'cancelled' },
       };
       return { data: { type: endpoint.type, id, attributes: changed[endpoint.type] ?? { description: 'changed' } } };
     }
@@ -496,9 +528,14 @@ describeEachStore('authorization matrix', (context) => {
       provider: { name: `p${unique.slice(0, 8)}` },
       version: { versionNumber: '9.9.9' },
       implementation: build,
+      job: { templateReference: target.ids.template ?? '' },
     };
     const relationships =
-      endpoint.type === 'reference' ? { relationships: { workspace: { data: { type: 'workspace', id: target.spareWorkspace } } } } : {};
+      endpoint.type === 'reference'
+        ? { relationships: { workspace: { data: { type: 'workspace', id: target.spareWorkspace } } } }
+        : endpoint.type === 'job'
+          ? { relationships: { workspace: { data: { type: 'workspace', id: target.ids.workspace ?? '' } } } }
+          : {};
     // Actions are named by their authors.
     const named =
       endpoint.type === 'action'
@@ -567,7 +604,7 @@ describeEachStore('authorization matrix', (context) => {
     federated_claim: 'federated',
     federated: 'claims',
     // An action links nothing: a name clients use for what Stratum does not model yet reads as empty.
-    action: 'job',
+    action: 'history',
     access: 'workspace',
     project_access: 'project',
     webhook: 'workspace',
@@ -576,6 +613,7 @@ describeEachStore('authorization matrix', (context) => {
     module_version: 'module',
     version: 'provider',
     implementation: 'version',
+    step: 'job',
   };
   const parentOf = (type: string) => parents[type] ?? 'organization';
 
@@ -836,7 +874,8 @@ describeEachStore('authorization matrix', (context) => {
     assert.ok(allFlags.includes('manageWorkspace') && allFlags.includes('approveJob'), allFlags.join());
     const foreign = await fixture(undefined);
     // Every caller reads every action, whoever made it; nothing else of another organization's fixture may show.
-    foreignIds = Object.entries(foreign.ids).flatMap(([type, id]) => (readByEveryone.has(type) ? [] : [id]));
+    // A job's id is a small number, which any answer may hold in other places: its steps' UUIDs stand for it.
+    foreignIds = Object.entries(foreign.ids).flatMap(([type, id]) => (readByEveryone.has(type) || type === 'job' ? [] : [id]));
     shared = await fixture(undefined);
     tokenTarget = await fixture(undefined);
     endpoints = endpointsOf(description);

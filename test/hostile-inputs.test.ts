@@ -320,6 +320,18 @@ async function organizationWithEverything(
     'notification_trigger',
     { jobStatus: 'failed' },
   );
+  // A job of the workspace, with the step of its template's flow.
+  const flow = await createTemplate(server, organization, {
+    tcl: Buffer.from('flow:\n  - type: terraformPlan\n    step: 100\n').toString('base64'),
+  });
+  ids.job = await createRecord(
+    server,
+    `/api/v1/organization/${organization}/job`,
+    'job',
+    { templateReference: flow },
+    { relationships: { workspace: { data: { type: 'workspace', id: workspace } } } },
+  );
+  ids.step = String(((await server.get(`/api/v1/organization/${organization}/job/${ids.job}/step`)).body.data as { id: string }[])[0]?.id);
   // The private registry: a module published from the loopback repository, and a provider with a build.
   ids.module = await under('module', { name: 'network', provider: 'aws', source: moduleSource });
   ids.module_version = await createRecord(server, `/api/v1/organization/${organization}/module/${ids.module}/version`, 'module_version', {

@@ -15,7 +15,12 @@ const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'sr
  * token already issued.
  */
 const mayName = (file: string) => file.startsWith('resources/') || file.startsWith('store/migrations/');
-const otherMeanings: Record<string, string[]> = { 'auth/tokens.ts': ['team'] };
+const otherMeanings: Record<string, string[]> = {
+  'auth/tokens.ts': ['team'],
+  // A notification's kind of event, as Terrakube's messages name it: a job's status, or a test.
+  'http/routes/notification-routes.ts': ['job'],
+  'notifications/messages.ts': ['job'],
+};
 
 function sourceFiles(folder: string): string[] {
   return fs.readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {

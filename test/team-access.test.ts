@@ -205,25 +205,28 @@ describeEachStore('team access per workspace and per project', (context) => {
       assert.equal((await listIds(workspacePath(granted, '/access'), token)).length, 1);
     });
 
-    it('reads the organization record, and of what is in it only the granted workspace', async () => {
+    it('reads the organization record and its templates, and of what else is in it only the granted workspace', async () => {
       assert.equal((await context.server.get(org(), { token })).status, 200);
       assert.deepEqual(await listIds('/api/v1/organization', token), [organization]);
       assert.deepEqual(await listIds(org('/workspace'), token), [granted]);
       const included = await context.server.get(org('?include=workspace,template,team'), { token });
+      const includedRecords = (included.body.included as { type: string; id: string }[]).map((record) => `${record.type} ${record.id}`);
       assert.deepEqual(
-        (included.body.included as { type: string; id: string }[]).map((record) => `${record.type} ${record.id}`),
+        includedRecords.filter((record) => !record.startsWith('template ')),
         [`workspace ${granted}`],
       );
-      for (const type of ['template', 'team', 'project', 'collection', 'vcs'])
-        assert.deepEqual(await listIds(org(`/${type}`), token), [], type);
-      // The organization found readable opens none of its relationships to the grant.
-      const linkage = await context.server.get(org('/relationships/template'), { token });
+      // Templates, as Terrakube's "team view template": Run now picks one.
+      assert.ok(includedRecords.includes(`template ${template}`));
+      assert.ok((await listIds(org('/template'), token)).includes(template));
+      for (const type of ['team', 'project', 'collection', 'vcs']) assert.deepEqual(await listIds(org(`/${type}`), token), [], type);
+      // The organization found readable opens none of its other relationships to the grant.
+      const linkage = await context.server.get(org('/relationships/team'), { token });
       assert.deepEqual(linkage.body.data, [], linkage.text);
       assert.deepEqual(
         (await context.server.get(org('/relationships/workspace'), { token })).body.data.map((l: { id: string }) => l.id),
         [granted],
       );
-      assertError(await context.server.get(org(`/template/${template}`), { token }), 404);
+      assert.equal((await context.server.get(org(`/template/${template}`), { token })).status, 200);
     });
 
     it('gets 404 for every other workspace of the organization and for everything of other organizations', async () => {
@@ -343,11 +346,11 @@ describeEachStore('team access per workspace and per project', (context) => {
     it('enforces the same through GraphQL', async () => {
       const read = await data(
         context.server,
-        `{ organization { edges { node { id workspace { edges { node { id } } } template { edges { node { id } } } } } } }`,
+        `{ organization { edges { node { id workspace { edges { node { id } } } team { edges { node { id } } } } } } }`,
         { token },
       );
       assert.deepEqual(nodes(read.organization), [
-        { id: organization, workspace: { edges: [{ node: { id: granted } }] }, template: { edges: [] } },
+        { id: organization, workspace: { edges: [{ node: { id: granted } }] }, team: { edges: [] } },
       ]);
       assert.deepEqual(nodes((await data(context.server, `{ workspace { edges { node { id } } } }`, { token })).workspace), [
         { id: granted },

@@ -340,12 +340,12 @@ describeEachStore('VCS connections, workspace links and teams', (context) => {
     const plain = await context.server.get(`/api/v1/organization/${owner}`);
     const relationships: Record<string, { data?: unknown }> = plain.body.data.relationships ?? {};
     for (const relationship of Object.values(relationships)) assert.equal(relationship.data, undefined);
-    for (const name of ['team', 'vcs', 'workspace', 'template', 'collection', 'module', 'provider']) {
+    for (const name of ['team', 'vcs', 'workspace', 'template', 'collection', 'module', 'provider', 'job']) {
       const related = await context.server.get(`/api/v1/organization/${owner}/relationships/${name}`);
       assert.equal(related.status, 200, `${name}: ${related.text}`);
       assert.ok(Array.isArray(related.body.data), name);
     }
-    for (const name of ['job']) {
+    for (const name of ['history']) {
       assert.deepEqual((await context.server.get(`/api/v1/organization/${owner}/relationships/${name}`)).body, { data: [] }, name);
     }
   });

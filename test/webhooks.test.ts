@@ -423,8 +423,8 @@ describeEachStore('workspace webhooks', (context) => {
     const grantToken = await context.server.token({ groups: [granted] });
     const grantSave = await save(workspace, webhookId, [{ ...event, created: true, branch: 'by-grant' }], { token: grantToken });
     assert.equal(grantSave.status, 200, grantSave.text);
-    // The organization's templates are not the grant's to see (as for schedules): it keeps the events' templates.
-    assertError(await save(workspace, webhookId, [row()], { token: grantToken }), 422, '/atomic:operations/1/data/attributes/templateId');
+    // The organization's templates are the grant's to see (Terrakube's "team view template"): it picks an event's template.
+    assert.equal((await save(workspace, webhookId, [row()], { token: grantToken })).status, 200);
     const looking = `looking-${randomUUID()}`;
     await createRecord(context.server, `${workspacePath(workspace)}/access`, 'access', { name: looking, role: 'read' });
     const lookToken = await context.server.token({ groups: [looking] });

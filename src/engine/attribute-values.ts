@@ -50,7 +50,7 @@ export function readAttributeValues(
 
 /** The value an attribute takes when a create leaves it out. */
 export function defaultOf(attribute: Attribute): AttributeValue {
-  return attribute.kind === 'timestamp' ? null : attribute.default;
+  return attribute.kind === 'timestamp' || attribute.kind === 'textList' ? null : attribute.default;
 }
 
 /** Marks a value that failed its checks; the problem is already reported. */
@@ -103,6 +103,16 @@ function readValue(attribute: Attribute, value: unknown, name: string, problems:
     }
     case 'timestamp':
       return invalid;
+    case 'textList': {
+      if (value === null) return null;
+      if (!Array.isArray(value) || !value.every((item): item is string => typeof item === 'string'))
+        return report('invalid_type', `${name} must be a list of strings.`);
+      if (value.length > attribute.maxItems) return report('too_long', `${name} lists more than ${attribute.maxItems} items.`);
+      const bad = value.find((item) => item.includes('\u0000') || codePoints(item) > attribute.maxLength);
+      if (bad !== undefined)
+        return report('invalid_value', `Each item of ${name} is at most ${attribute.maxLength} characters, without the NUL character.`);
+      return [...value];
+    }
   }
 }
 

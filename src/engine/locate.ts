@@ -1,9 +1,8 @@
 import { ApiError, notFound } from '../errors.js';
 import type { ManyToMany, ResourceDeclaration, Row, ToOne } from '../model/index.js';
 import type { HeldRecord } from '../policy/capabilities.js';
-import { isUuid } from '../store/record-id.js';
 import type { Scope } from './scope.js';
-import { findVisible } from './queries.js';
+import { canName, findVisible } from './queries.js';
 
 /** A record named by its id, as one step of a path. */
 export interface PathStep {
@@ -81,7 +80,7 @@ export const pathIdsOf = (ancestors: readonly PathStep[]): string[] => ancestors
  * step that is not there) before anything else. A database failure leaves as it is.
  */
 export async function parentFirst<T>(ancestors: readonly PathStep[], lookUp: () => Promise<unknown>, work: () => Promise<T>): Promise<T> {
-  if (!ancestors.every((step) => isUuid(step.id))) await lookUp();
+  if (!ancestors.every((step) => canName(step.resource, step.id))) await lookUp();
   try {
     return await work();
   } catch (error) {
@@ -90,8 +89,27 @@ export async function parentFirst<T>(ancestors: readonly PathStep[], lookUp: () 
   }
 }
 
-/** A record and those it lives in, up to its tenant (not included): where grants on it may be held. */
+/**
+ * A record and those it lives in, up to its tenant (not included): where grants on it may be held;
+ * for a resource that takes its grants through a link (a job, its workspace's), that record and
+ * those it lives in too.
+ */
 export async function recordsAbove(scope: Scope, resource: ResourceDeclaration, row: Row): Promise<HeldRecord[]> {
+  const { registry } = scope.engine;
+  const link = resource.grantsThrough === undefined ? undefined : registry.relationship(resource, resource.grantsThrough);
+  const through = link?.kind === 'toOne' ? registry.target(link) : undefined;
+  const linkedId = link?.kind === 'toOne' ? row[link.column] : undefined;
+  const linked =
+    through === undefined || typeof linkedId !== 'string'
+      ? undefined
+      : await scope.db.selectFrom(through.table).selectAll().where('id', '=', linkedId).executeTakeFirst();
+  return [
+    ...(await ownRecordsAbove(scope, resource, row)),
+    ...(through === undefined || linked === undefined ? [] : await ownRecordsAbove(scope, through, linked)),
+  ];
+}
+
+async function ownRecordsAbove(scope: Scope, resource: ResourceDeclaration, row: Row): Promise<HeldRecord[]> {
   const { registry } = scope.engine;
   const records: HeldRecord[] = [];
   let at: HeldRecord | undefined = resource === registry.tenant ? undefined : { resource, row };

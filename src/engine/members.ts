@@ -8,7 +8,7 @@ import { allOf } from '../store/conditions.js';
 import { tenantIdOf } from './locate.js';
 import { maxPageSize } from './options.js';
 import { visibilityCondition } from './visibility.js';
-import { checkLinkTarget } from './link-target.js';
+import { checkLinkTarget } from './link-checks.js';
 
 /**
  * The records a many-to-many relationship lists, kept as pairs in its own table: reading them, and

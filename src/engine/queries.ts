@@ -2,7 +2,7 @@ import { sql, type SqlBool } from 'kysely';
 import type { ResourceDeclaration, Row } from '../model/index.js';
 import { ApiError } from '../errors.js';
 import { allOf, type Condition } from '../store/conditions.js';
-import { isUuid } from '../store/record-id.js';
+import { isSequenceId, isServerId, isUuid } from '../store/record-id.js';
 import type { Scope } from './scope.js';
 import { visibilityCondition, type KnownParents } from './visibility.js';
 import { listOrder } from './order.js';
@@ -12,11 +12,13 @@ import type { Filter, Page, SortKey } from './options.js';
 import { rowBytesSql, rowsBytes, worstRowBytes } from './response-memory.js';
 
 /**
- * Whether an id can name a record of a resource: a UUID, or an id of the form its clients choose.
- * Anything else names no record and need not be looked up. (Resources whose clients choose ids
- * have no children, so the ids of a path above a record are always UUIDs.)
+ * Whether an id can name a record of a resource: a UUID, a number of its sequence, or an id of the
+ * form its clients choose. Anything else names no record and need not be looked up. (Resources
+ * whose clients choose ids have no children, so the ids of a path above a record are always ids
+ * the server assigned.)
  */
-export const canName = (resource: ResourceDeclaration, id: string): boolean => resource.clientIds?.pattern.test(id) ?? isUuid(id);
+export const canName = (resource: ResourceDeclaration, id: string): boolean =>
+  resource.clientIds?.pattern.test(id) ?? (resource.sequenceIds === true ? isSequenceId(id) : isUuid(id));
 
 /**
  * One visible record, or undefined when it does not exist or the caller may not see it. `lock`
@@ -31,7 +33,7 @@ export async function findVisible(
   options: { lock?: boolean; pathIds?: readonly string[] } = {},
 ): Promise<Row | undefined> {
   const pathIds = options.pathIds ?? [];
-  if (!canName(resource, id) || !pathIds.every(isUuid)) return undefined;
+  if (!canName(resource, id) || !pathIds.every(isServerId)) return undefined;
   const lock = options.lock === true && scope.engine.store.dialect === 'postgres';
   const visibility = visibilityOf(scope.caller, pathIds);
   const shape: QueryShape = { kind: 'record', type: resource.type, lock, visibility: visibility.shape };

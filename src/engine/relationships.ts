@@ -8,7 +8,7 @@ import { defaultPageSize, type Page, type SortKey } from './options.js';
 import { listVisible, type ListResult } from './queries.js';
 import type { Precondition } from './versions.js';
 import { changeRecord } from './write.js';
-import { checkLinkTarget } from './link-target.js';
+import { checkLinkTarget } from './link-checks.js';
 import { listedBy, replaceMembers } from './members.js';
 import { authorizeOn, movesGrants } from './write-authorization.js';
 

@@ -185,7 +185,9 @@ export function worstRowBytes(resource: ResourceDeclaration): number {
   if (bytes === undefined) {
     bytes = rowOverhead;
     for (const { attribute } of attributeFields(resource)) {
-      bytes += attribute.kind === 'text' ? (attribute.maxBytes ?? attribute.maxLength * 4) : 16;
+      if (attribute.kind === 'text') bytes += attribute.maxBytes ?? attribute.maxLength * 4;
+      else if (attribute.kind === 'textList') bytes += 2 + attribute.maxItems * (attribute.maxLength * 4 + 3);
+      else bytes += 16;
     }
     worstCases.set(resource, bytes);
   }
@@ -194,7 +196,9 @@ export function worstRowBytes(resource: ResourceDeclaration): number {
 
 /** The size of a stored row under `alias`, in SQL: what its text columns hold. `octet_length` reads no TOASTed value. */
 export function rowBytesSql(resource: ResourceDeclaration, alias: string): RawBuilder<number> {
-  const texts = attributeFields(resource).filter((f) => f.attribute.kind === 'text' || f.attribute.kind === 'enum');
+  const texts = attributeFields(resource).filter(
+    (f) => f.attribute.kind === 'text' || f.attribute.kind === 'enum' || f.attribute.kind === 'textList',
+  );
   const lengths = texts.map((f) => sql`coalesce(octet_length(${sql.ref(`${alias}.${f.column}`)}), 0)`);
   return sql<number>`${rowOverhead} + ${sql.join(lengths, sql` + `)}`;
 }

@@ -90,10 +90,13 @@ function visibleAs(scope: Readers, resource: ResourceDeclaration, alias: string,
     let ownerCheck: TenantCheck = 'owner';
     if (owner === registry.tenant && !caller.isAdministrator) {
       const member = readableTenant(registry, caller, ownerId, dialect);
-      if (granted !== undefined) {
+      // Records any grant holder of the tenant reads (its templates), besides those granted this record.
+      const anyGrant = resource.readByGrantHolders === true ? grantedInTenant(registry, caller, ownerId, dialect) : undefined;
+      const alternatives = [granted, anyGrant].filter((condition) => condition !== undefined);
+      if (alternatives.length > 0) {
         // Read by the tenant's members and by the groups granted this record: the tenant itself
         // need only be alive.
-        conditions.push(anyOf([sql<SqlBool>`${member}`, granted]));
+        conditions.push(anyOf([sql<SqlBool>`${member}`, ...alternatives]));
         ownerCheck = 'alive';
       } else if (check === 'done') {
         // Found visible as a record, the tenant may be so through a grant alone: its rows ask for the membership still.

@@ -75,3 +75,22 @@ export function movesGrants(scope: Scope, resource: ResourceDeclaration, row: Ro
     return Object.hasOwn(links, name) && link?.kind === 'toOne' && links[name] !== (row[link.column] ?? null);
   });
 }
+
+/**
+ * Whether the caller holds `capability` where a write happens: administrators always; others from
+ * a team of the tenant, or, for a stored record, from a grant reaching it.
+ */
+export async function holdsOn(
+  scope: Scope,
+  resource: ResourceDeclaration,
+  row: Row | undefined,
+  tenantId: TenantId,
+  capability: string,
+): Promise<boolean> {
+  const { registry } = scope.engine;
+  if (scope.caller.isAdministrator) return true;
+  if (!registry.isGlobal(resource) && (await capabilitiesIn(scope.db, registry, scope.caller, await tenantId())).has(capability))
+    return true;
+  if (row === undefined) return false;
+  return (await grantedOn(scope.db, registry, scope.caller, await recordsAbove(scope, resource, row))).has(capability);
+}

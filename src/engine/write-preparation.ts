@@ -1,4 +1,6 @@
 import type { ResourceDeclaration, SecretReader } from '../model/index.js';
+import type { HeldRecord } from '../policy/capabilities.js';
+import { findVisible } from './queries.js';
 import { CreatePlan, type TenantId } from './create-plan.js';
 import { recordInput, type InputReader, type RecordInput } from './input.js';
 import { locateRecord, tenantIdOf, type CollectionAddress, type RecordAddress } from './locate.js';
@@ -26,6 +28,7 @@ export async function guardCreate(
   // or on the record the path links it to, through which grants reach it.
   const place = async () => {
     if (linked !== undefined) return linked.held;
+    if (resource.grantsThrough !== undefined) return linkedByInput(tx, resource, resource.grantsThrough, readInput);
     const parent = await plan.parent();
     const step = collection.ancestors.at(-1);
     return step === undefined || parent === undefined ? undefined : { resource: step.resource, row: parent };
@@ -54,6 +57,24 @@ export async function prepareUpdate(scope: Scope, address: RecordAddress, readIn
   await authorizeOn(scope, resource, row, tenantId, 'update');
   const input = recordInput(scope.engine.registry, resource, readInput(), { action: 'update', id: String(row.id) });
   return resource.prepare({ values: input.attributes, links: input.relationships, current: row }, secretReader(scope, tenantId));
+}
+
+/**
+ * The record a create's input links through `name`, as the caller sees it: where the grants of a
+ * resource that takes them through that link are held (the input is checked in full afterwards).
+ */
+async function linkedByInput(
+  tx: Scope,
+  resource: ResourceDeclaration,
+  name: string,
+  readInput: InputReader,
+): Promise<HeldRecord | undefined> {
+  const draft = readInput().relationships[name];
+  const link = tx.engine.registry.relationship(resource, name);
+  if (draft?.kind !== 'record' || link?.kind !== 'toOne') return undefined;
+  const target = tx.engine.registry.target(link);
+  const row = await findVisible(tx, target, draft.id);
+  return row === undefined ? undefined : { resource: target, row };
 }
 
 function secretReader(scope: Scope, tenantId: TenantId): SecretReader {

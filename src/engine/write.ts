@@ -1,8 +1,7 @@
 import { auditName } from '../auth/caller.js';
-import { invalidValue, notFound, type Place } from '../errors.js';
+import { invalidValue, notFound } from '../errors.js';
 import {
   auditColumns,
-  columnOf,
   toColumns,
   type AttributeValues,
   type ResourceDeclaration,
@@ -17,15 +16,16 @@ import { defaultOf } from './attribute-values.js';
 import { recordInput, type InputReader, type RecordInput } from './input.js';
 import { CreatePlan, noTenant, type TenantId } from './create-plan.js';
 import { locateRecord, tenantIdOf, type CollectionAddress, type RecordAddress } from './locate.js';
-import { authorizeOn, authorizeUpdateEffects } from './write-authorization.js';
+import { authorizeOn, authorizeUpdateEffects, holdsOn } from './write-authorization.js';
+import { nextSequenceId } from './sequence.js';
 import type { ReadOptions } from './options.js';
 import { insertRow } from './queries.js';
-import { checkLinkTarget } from './link-target.js';
 import { withIncluded, type RecordResult } from './read.js';
 import { openedRecord, sealSecrets } from './seal.js';
 import { checkPrecondition, type Precondition } from './versions.js';
 import { guardCreate, prepareCreate, prepareUpdate } from './write-preparation.js';
 import { writeMembers } from './members.js';
+import { checkIdAttributes, checkLinkTarget, linkPlace } from './link-checks.js';
 
 /**
  * Creates a record in a collection: the parent must be visible (404), the write allowed (403), the
@@ -43,8 +43,11 @@ export async function createRecord(
   const generated = newRecordId();
   // One INSERT needs no transaction of its own: the parent's foreign key stops a record from outliving
   // a parent deleted meanwhile (404). A resource whose hooks write more records gets one, so all or none land.
-  // So does one whose lists of records live in tables of their own.
-  const atomic = resource.afterCreate !== undefined || Object.values(resource.relationships).some((r) => r.kind === 'manyToMany');
+  // So does one whose lists of records live in tables of their own, or whose id a sequence gives.
+  const atomic =
+    resource.afterCreate !== undefined ||
+    resource.sequenceIds === true ||
+    Object.values(resource.relationships).some((r) => r.kind === 'manyToMany');
   const prepared = await prepareCreate(scope, collection, readInput, generated);
   const row = await inWrite(scope, resource, atomic, async (tx) => {
     const plan = new CreatePlan(tx, collection, generated);
@@ -53,7 +56,8 @@ export async function createRecord(
     const columns = await plan.guard(async () => {
       const { id, input } = await guardCreate(tx, collection, plan, readInput);
       members = input.members;
-      const record = { id: id ?? generated, parentId: collection.ancestors.at(-1)?.id, tenantId: plan.tenantId, ...input };
+      const assigned = resource.sequenceIds === true ? await nextSequenceId(tx, resource) : generated;
+      const record = { id: id ?? assigned, parentId: collection.ancestors.at(-1)?.id, tenantId: plan.tenantId, ...input };
       return recordColumns(tx, resource, record, now);
     });
     const inserted = await plan.insert(resource, columns);
@@ -186,6 +190,15 @@ function writeContext(tx: Scope, tenantId: TenantId, now: string): WriteContext 
     set: async (resource, id, values) => {
       await tx.db.updateTable(resource.table).set(toColumns(resource, values)).where('id', '=', id).execute();
     },
+    newest: async (resource, column, value) =>
+      tx.db
+        .selectFrom(resource.table)
+        .selectAll()
+        .where(column, '=', value)
+        .orderBy('created_date', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst(),
     withSecrets: async (resource, id) => openedRecord(tx, resource, id, await tenantId()),
   };
 }
@@ -196,7 +209,12 @@ async function prepareValues(
   resource: ResourceDeclaration,
   write: { tenantId: TenantId; now: string; values: AttributeValues; current: Row | undefined; id: unknown },
 ): Promise<AttributeValues> {
-  await resource.beforeWrite?.({ ...writeContext(tx, write.tenantId, write.now), values: write.values, current: write.current });
+  await resource.beforeWrite?.({
+    ...writeContext(tx, write.tenantId, write.now),
+    values: write.values,
+    current: write.current,
+    holds: (capability) => holdsOn(tx, resource, write.current, write.tenantId, capability),
+  });
   sealSecrets(resource, write.values, write.current, write.id, tx.engine.cipher);
   return write.values;
 }
@@ -227,53 +245,4 @@ async function linkColumns(
   }
   if (parentLink !== undefined && place.parentId !== undefined) columns[parentLink.column] = place.parentId;
   return columns;
-}
-
-/** Where the problems of a link are: the attribute that holds its id, when clients send it as one. */
-export const linkPlace = (name: string, link: ToOne): Place =>
-  link.attribute === undefined ? { relationship: name, part: 'linkage' } : { attribute: link.attribute };
-
-/**
- * Attributes that hold a record's id as text (`idOf`), or a list of them (`idsOf`), are checked as
- * links are, when a write sets them: empty (how clients say "none"), or a record the caller can
- * see in the same tenant. A value an update leaves as stored is not checked again, so a record
- * saved as read stays savable after the record it names was deleted.
- */
-async function checkIdAttributes(
-  tx: Scope,
-  resource: ResourceDeclaration,
-  values: AttributeValues,
-  place: { current: Row | undefined; tenantId: TenantId },
-): Promise<void> {
-  for (const [name, value] of Object.entries(values)) {
-    const attribute = resource.attributes[name];
-    if (attribute?.kind !== 'text' || typeof value !== 'string' || value === '') continue;
-    const stored = place.current?.[columnOf(name)];
-    if (attribute.idOf !== undefined && stored !== value)
-      await checkLinkTarget(tx, attribute.idOf, value, await place.tenantId(), { attribute: name });
-    if (attribute.idsOf !== undefined) await checkIdList(tx, attribute.idsOf, { name, value, stored }, place.tenantId);
-  }
-}
-
-/**
- * A list of ids as text, comma-separated: each one named once, and each one the stored list does
- * not hold yet checked as a link is (a list saved as read stays savable after one of its records
- * was deleted).
- */
-async function checkIdList(
-  tx: Scope,
-  type: string,
-  list: { name: string; value: string; stored: unknown },
-  tenantId: TenantId,
-): Promise<void> {
-  const at = { attribute: list.name };
-  const ids = list.value.split(',').map((id) => id.trim());
-  const kept = new Set(typeof list.stored === 'string' ? list.stored.split(',').map((id) => id.trim()) : []);
-  const seen = new Set<string>();
-  for (const id of ids) {
-    if (id === '') throw invalidValue(`${list.name} lists ${type} ids separated by commas, without empty ones.`, at);
-    if (seen.has(id)) throw invalidValue(`${list.name} names ${type} ${id} twice.`, at);
-    seen.add(id);
-    if (!kept.has(id)) await checkLinkTarget(tx, type, id, await tenantId(), at);
-  }
 }

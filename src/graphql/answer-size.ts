@@ -36,7 +36,12 @@ export interface RecordPlacement {
 }
 
 /** The text a value of a record takes in the answer. */
-export const valueBytes = (value: AttributeValue | undefined): number => (typeof value === 'string' ? value.length + 2 : shortValueBytes);
+export const valueBytes = (value: AttributeValue | undefined): number => {
+  if (typeof value === 'string') return value.length + 2;
+  // A list of strings: each item quoted, with its comma.
+  if (typeof value === 'object' && value !== null) return 2 + value.reduce((sum, item) => sum + item.length + 3, 0);
+  return shortValueBytes;
+};
 
 /**
  * What a record of `resource` adds to the answer where the `edges` field being resolved places

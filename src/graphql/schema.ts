@@ -53,6 +53,10 @@ function scalarOf(kind: Attribute['kind'] | Exclude<UnmodeledField, object>): Gr
   return GraphQLString;
 }
 
+/** An attribute's GraphQL type: a scalar, or a list of strings. */
+const typeOfAttribute = (kind: Attribute['kind']): GraphQLScalarType | GraphQLList<GraphQLScalarType> =>
+  kind === 'textList' ? new GraphQLList(GraphQLString) : scalarOf(kind);
+
 /**
  * The GraphQL schema, generated from the declarations in Elide's conventions, so that a declared
  * resource is served by both APIs: a root field per type, each record a node whose attributes are
@@ -107,7 +111,7 @@ export function buildGraphQLSchema(registry: Registry, unmodeled: Readonly<Recor
       fields[name] = field;
     };
     for (const [name, attribute] of Object.entries(resource.attributes)) {
-      add(name, { type: scalarOf(attribute.kind), resolve: (node) => attributeOf(node, name) });
+      add(name, { type: typeOfAttribute(attribute.kind), resolve: (node) => attributeOf(node, name) });
     }
     for (const [name, relationship] of Object.entries(resource.relationships)) {
       const toOne = relationship.kind === 'toOne';
@@ -155,7 +159,7 @@ export function buildGraphQLSchema(registry: Registry, unmodeled: Readonly<Recor
   function inputFields(resource: ResourceDeclaration): GraphQLInputFieldConfigMap {
     const fields: GraphQLInputFieldConfigMap = { id: { type: GraphQLID } };
     for (const [name, attribute] of Object.entries(resource.attributes)) {
-      if (!attribute.readOnly) fields[name] = { type: scalarOf(attribute.kind) };
+      if (!attribute.readOnly) fields[name] = { type: typeOfAttribute(attribute.kind) };
     }
     for (const [name, relationship] of Object.entries(resource.relationships)) {
       const input = inputOf(relationship.type);

@@ -75,13 +75,15 @@ export function routesOf(registry: Registry): Route[] {
       routes.push({ method, path: onRecord ? recordPath : collectionPath, kind, mount });
     }
     const relationshipPath = `${recordPath}/relationships/:relationship`;
-    routes.push(
-      { method: 'GET', path: relationshipPath, kind: 'readRelationship', mount },
-      { method: 'PATCH', path: relationshipPath, kind: 'updateRelationship', mount },
-      // JSON:API adds members to a relationship with POST and removes them with DELETE.
-      { method: 'POST', path: relationshipPath, kind: 'changeRelationshipMembers', mount },
-      { method: 'DELETE', path: relationshipPath, kind: 'changeRelationshipMembers', mount },
-    );
+    routes.push({ method: 'GET', path: relationshipPath, kind: 'readRelationship', mount });
+    // A record clients only read has no relationship to change either.
+    if (operations.includes('update'))
+      routes.push(
+        { method: 'PATCH', path: relationshipPath, kind: 'updateRelationship', mount },
+        // JSON:API adds members to a relationship with POST and removes them with DELETE.
+        { method: 'POST', path: relationshipPath, kind: 'changeRelationshipMembers', mount },
+        { method: 'DELETE', path: relationshipPath, kind: 'changeRelationshipMembers', mount },
+      );
     for (const [name, link] of Object.entries(resource.relationships)) {
       if (link.kind === 'manyToMany') {
         // The records it lists, as a list of their own; they are created and deleted where they live.
@@ -97,23 +99,24 @@ export function routesOf(registry: Registry): Route[] {
       // Named after the linked type, unless the path already names a record of that type.
       const parameter = recordPath.includes(`/:${idParameter(target)}`) ? 'relatedId' : idParameter(target);
       const linked: Mount = { resource: target, ancestors: [], through: { mount, relationship: link, parameter } };
-      for (const kind of ['read', 'update', 'delete'] as const) {
+      for (const kind of (['read', 'update', 'delete'] as const).filter((k) => (target.operations ?? allOperations).includes(k))) {
         routes.push({ method: operationRoutes[kind].method, path: `${recordPath}/${name}/:${parameter}`, kind, mount: linked });
       }
     }
-    for (const child of registry.childrenOf(resource)) mountAt(child, [...ancestors, resource], recordPath, allOperations);
+    for (const child of registry.childrenOf(resource))
+      mountAt(child, [...ancestors, resource], recordPath, child.operations ?? allOperations);
     for (const [name, relationship] of linkedCollections(registry, resource, ancestors.at(-1))) {
       const linked: Mount = {
         resource: registry.target(relationship.listing),
         ancestors,
         linked: { mount, relationship: relationship.link },
       };
-      for (const kind of ['list', 'create'] as const)
+      for (const kind of (['list', 'create'] as const).filter((k) => (linked.resource.operations ?? allOperations).includes(k)))
         routes.push({ method: operationRoutes[kind].method, path: `${recordPath}/${name}`, kind, mount: linked });
     }
   };
   for (const resource of registry.all()) {
-    if (resource.parent === undefined) mountAt(resource, [], apiPrefix, allOperations);
+    if (resource.parent === undefined) mountAt(resource, [], apiPrefix, resource.operations ?? allOperations);
     else if (resource.atRoot !== undefined) mountAt(resource, [], apiPrefix, resource.atRoot);
   }
   return routes;

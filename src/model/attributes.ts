@@ -1,5 +1,5 @@
-/** Attribute values as the API speaks them: strings, booleans, integers and nulls. */
-export type AttributeValue = string | boolean | number | null;
+/** Attribute values as the API speaks them: strings, booleans, integers, lists of strings and nulls. */
+export type AttributeValue = string | boolean | number | readonly string[] | null;
 export type AttributeValues = Record<string, AttributeValue>;
 
 /**
@@ -65,7 +65,19 @@ export interface TimestampAttribute {
   nullable: boolean;
 }
 
-export type Attribute = TextAttribute | EnumAttribute | BooleanAttribute | IntegerAttribute | TimestampAttribute;
+/**
+ * A list of short texts (Terrakube's `targetAddrs`), bounded in count and in the length of each: sent
+ * and read as a JSON array of strings, stored as its JSON text. Optional lists default to null.
+ */
+export interface TextListAttribute {
+  kind: 'textList';
+  maxItems: number;
+  /** Longest item in characters (code points). */
+  maxLength: number;
+  readOnly: boolean;
+}
+
+export type Attribute = TextAttribute | EnumAttribute | BooleanAttribute | IntegerAttribute | TimestampAttribute | TextListAttribute;
 
 // Builders keep declarations short and their defaults in one place.
 
@@ -108,13 +120,19 @@ export function integer(fallback: number, min: number, max: number, options: { d
   return options.digitsAsText === undefined ? attribute : { ...attribute, digitsAsText: true };
 }
 
+export function textList(options: { maxItems: number; max: number }): TextListAttribute {
+  return { kind: 'textList', maxItems: options.maxItems, maxLength: options.max, readOnly: false };
+}
+
 /** A time the server records; null until it happens. */
 export function timestamp(): TimestampAttribute {
   return { kind: 'timestamp', readOnly: true, nullable: true };
 }
 
 /** A value the server maintains; clients read it and may echo it back, where it is ignored. */
-export function readOnly<A extends TextAttribute | BooleanAttribute>(attribute: A): A {
+export function readOnly<A extends TextAttribute | BooleanAttribute | EnumAttribute | IntegerAttribute | TextListAttribute>(
+  attribute: A,
+): A {
   return { ...attribute, readOnly: true };
 }
 
@@ -130,6 +148,8 @@ export function isNeverNull(attribute: Attribute): boolean {
       return attribute.required || attribute.default !== null;
     case 'timestamp':
       return !attribute.nullable;
+    case 'textList':
+      return false;
   }
 }
 

@@ -36,6 +36,7 @@ export function attributeFields(resource: ResourceDeclaration): readonly Attribu
 /** An attribute value as a column value: booleans are stored as 0/1 on both stores. */
 export function toColumn(attribute: Attribute, value: AttributeValue): unknown {
   if (attribute.kind === 'boolean') return value === true ? 1 : 0;
+  if (attribute.kind === 'textList') return value === null ? null : JSON.stringify(value);
   return value;
 }
 
@@ -47,9 +48,17 @@ export function fromColumn(attribute: Attribute, value: unknown): AttributeValue
       return isTrue(value);
     case 'integer':
       return Number(value);
+    case 'textList':
+      return typeof value === 'string' ? storedList(value) : null;
     default:
       return typeof value === 'string' ? value : JSON.stringify(value);
   }
+}
+
+/** A stored list: the JSON array of strings the server wrote. */
+function storedList(text: string): readonly string[] {
+  const list: unknown = JSON.parse(text);
+  return Array.isArray(list) ? list.filter((item): item is string => typeof item === 'string') : [];
 }
 
 /** A stored boolean, as either driver returns it. */

@@ -37,6 +37,8 @@ export interface WriteContext extends SecretReader {
   removeChildren(resource: ResourceDeclaration, parentId: string, keep?: (row: Row) => boolean): Promise<void>;
   /** Sets attributes of a record the write made or changed, which the server maintains (read-only ones too). */
   set(resource: ResourceDeclaration, id: string, values: AttributeValues): Promise<void>;
+  /** The newest record of `resource` (by creation) whose `column` holds `value`, as stored: what a hook keeps another record in step with. */
+  newest(resource: ResourceDeclaration, column: string, value: string): Promise<Row | undefined>;
 }
 
 /** One create or update on its way to the database, before secrets are sealed. */
@@ -45,6 +47,12 @@ export interface PendingWrite extends WriteContext {
   values: AttributeValues;
   /** The stored row of an update; undefined on create. */
   current: Row | undefined;
+  /**
+   * Whether the caller holds a capability on the written record, from a team of its tenant or a
+   * grant reaching it (administrators hold every one): for a rule that depends on the values sent
+   * (approving a job needs more than cancelling it).
+   */
+  holds(capability: string): Promise<boolean>;
 }
 
 /**
@@ -94,6 +102,23 @@ export interface ResourceDeclaration {
    */
   clientIds?: { pattern: RegExp; description: string; uuids?: true };
   /**
+   * Ids that are whole numbers counted up from 1 in the whole deployment (Terrakube's jobs, which
+   * its web UI orders by `parseInt(id)` and shows as `#job-{id}`), assigned by the store in the
+   * create's transaction, never reused. A path id that is not a positive whole number names no record.
+   */
+  sequenceIds?: true;
+  /**
+   * A required to-one link (not the parent) whose record's grants count on this record too, for
+   * reads and writes alike: a job is reached by the team access of its workspace and of the
+   * workspace's project. On create, the record the input links.
+   */
+  grantsThrough?: string;
+  /**
+   * Records that whoever holds a grant anywhere in the tenant reads, besides its members (Terrakube's
+   * templates, which "Run now" lists for a team granted access to one workspace).
+   */
+  readByGrantHolders?: true;
+  /**
    * Forms of JSON:API Atomic Operations that Elide takes and Terrakube's web UI sends for this
    * resource alone, accepted for it and refused for every other: `relationshipsBesideData`, the
    * to-many relationships whose linkage an add or update of a record may carry in a `relationships`
@@ -102,6 +127,11 @@ export interface ResourceDeclaration {
    * an update whose href is the collection's, naming the record by `data.id`.
    */
   atomicForms?: { relationshipsBesideData: readonly string[]; updateAtCollection?: true };
+  /**
+   * The operations the API serves on these records, every one by default; records the server alone
+   * writes (a job's steps) are only listed and read, and their relationships only read.
+   */
+  operations?: readonly Operation[];
   /** The to-one relationship to the record this one lives under in paths. */
   parent?: string;
   attributes: Record<string, Attribute>;

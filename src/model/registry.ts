@@ -113,7 +113,8 @@ export class Registry {
 
   /** The to-one relationships of a resource through which grants reach its records: changing one moves the record in or out of their reach. */
   grantingLinks(resource: ResourceDeclaration): string[] {
-    return this.reachesOf(resource).flatMap((reach) => (reach.through === undefined ? [] : [reach.through]));
+    const links = this.reachesOf(resource).flatMap((reach) => (reach.through === undefined ? [] : [reach.through]));
+    return resource.grantsThrough === undefined ? links : [...links, resource.grantsThrough];
   }
 
   /** A read-only attribute name that clients send back and that is ignored on input. */
@@ -225,6 +226,20 @@ export class Registry {
       if (this.relationship(resource, name)?.kind !== 'toMany')
         throw new Error(`${where}: relationships beside data name ${name}, which is not a to-many relationship`);
     }
+    if (resource.grantsThrough !== undefined) {
+      const link = this.relationship(resource, resource.grantsThrough);
+      if (
+        link?.kind !== 'toOne' ||
+        !link.required ||
+        resource.grantsThrough === resource.parent ||
+        this.target(link).grantsThrough !== undefined
+      )
+        throw new Error(
+          `${where}: grants come through ${resource.grantsThrough}, which must be a required to-one link other than the parent, to a record with grants of its own`,
+        );
+    }
+    if (resource.clientIds !== undefined && resource.sequenceIds === true)
+      throw new Error(`${where}: ids come from clients or from a sequence, not both`);
     if (resource.softDelete !== undefined && this.attribute(resource, resource.softDelete)?.kind !== 'boolean') {
       throw new Error(`${where}: softDelete ${resource.softDelete} is not a boolean attribute`);
     }

@@ -84,6 +84,28 @@ export function holdsOrGranted(capability: string): Rule {
   };
 }
 
+/**
+ * Administrators, and whoever holds one of `capabilities` from a team of the record's tenant or a
+ * grant reaching the record (Terrakube's "manage job": planning or approving jobs).
+ */
+export function holdsOrGrantedOneOf(capabilities: readonly string[]): Rule {
+  const any = (held: ReadonlySet<string>) => capabilities.some((capability) => held.has(capability));
+  return {
+    name: `holds or is granted one of ${capabilities.join(', ')}`,
+    requires: capabilities,
+    allows: async ({ caller, capabilities: inTenant, granted }) => caller.isAdministrator || any(await inTenant()) || any(await granted()),
+    denial: (type) => `Changing this ${type} needs the ${capabilities.join(' or ')} permission, from a team or from a grant on it.`,
+  };
+}
+
+/** Nobody, administrators included: records the server alone makes and changes (a job's steps). */
+export const serverOnly: Rule<{ caller: Caller }> = {
+  name: 'the server alone',
+  requires: [],
+  allows: () => false,
+  denial: (type) => `${type} records are made and changed by the server as their job runs; clients only read them.`,
+};
+
 /** The same rule for every write. */
 export const writes = (rule: Rule): WriteRules => ({ create: rule, update: rule, delete: rule });
 

@@ -48,9 +48,22 @@ export function grantedRecord(
   dialect: Dialect,
 ): Condition | undefined {
   const reaches = registry.reachesOf(resource);
-  if (caller.isAdministrator || caller.groups.length === 0 || reaches.length === 0) return undefined;
-  return anyOf(
-    reaches.map(({ grant, rules, column }) => {
+  const through = grantsThrough(registry, resource);
+  if (caller.isAdministrator || caller.groups.length === 0 || (reaches.length === 0 && through === undefined)) return undefined;
+  // A record that takes its grants through a link (a job): granted where the linked record is.
+  const linked = through === undefined ? undefined : grantedRecord(registry, caller, through.resource, `${alias}_via`, dialect);
+  const viaLink =
+    through === undefined || linked === undefined
+      ? []
+      : [
+          rowExists(
+            dialect,
+            sql`select 1 from ${sql.table(through.resource.table)} as ${sql.id(`${alias}_via`)} where ${sql.ref(`${alias}_via.id`)} = ${sql.ref(`${alias}.${through.column}`)} and ${linked}`,
+          ),
+        ];
+  return anyOf([
+    ...viaLink,
+    ...reaches.map(({ grant, rules, column }) => {
       const grantAlias = `${alias}_${grant.table}`;
       const parentColumn = sql.ref(`${grantAlias}.${String(registry.parentLink(grant)?.column)}`);
       const group = sql.ref(`${grantAlias}.${columnOf(rules.groupAttribute)}`);
@@ -59,7 +72,13 @@ export function grantedRecord(
         sql`select 1 from ${sql.table(grant.table)} as ${sql.id(grantAlias)} where ${parentColumn} = ${sql.ref(`${alias}.${column}`)} and ${group} in (${sql.join(caller.groups)})`,
       );
     }),
-  );
+  ]);
+}
+
+/** The record a resource takes its grants through (`grantsThrough`), and the column that links it. */
+function grantsThrough(registry: Registry, resource: ResourceDeclaration): { resource: ResourceDeclaration; column: string } | undefined {
+  const link = resource.grantsThrough === undefined ? undefined : registry.relationship(resource, resource.grantsThrough);
+  return link?.kind === 'toOne' ? { resource: registry.target(link), column: link.column } : undefined;
 }
 
 /**

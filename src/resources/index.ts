@@ -7,6 +7,7 @@ import { federated, federatedClaim } from './federated.js';
 import { globalvar } from './globalvar.js';
 import { implementation } from './implementation.js';
 import { item } from './item.js';
+import { job } from './job.js';
 import { moduleVersion } from './module-version.js';
 import { terraformModule } from './module.js';
 import { notificationConfiguration, notificationTrigger } from './notification.js';
@@ -18,6 +19,7 @@ import { project } from './project.js';
 import { reference } from './reference.js';
 import { schedule } from './schedule.js';
 import { ssh } from './ssh.js';
+import { step } from './step.js';
 import { tag } from './tag.js';
 import { team } from './team.js';
 import { template } from './template.js';
@@ -69,6 +71,8 @@ export const registry = new Registry(
     webhookEvent,
     notificationConfiguration,
     notificationTrigger,
+    job,
+    step,
   ],
   terrakubeConventions,
 );

@@ -28,6 +28,7 @@ export const organization = defineResource({
     notificationConfiguration: toMany('notification_configuration', 'organization_id'),
     module: toMany('module', 'organization_id'),
     provider: toMany('provider', 'organization_id'),
+    job: toMany('job', 'organization_id'),
   },
   softDelete: 'disabled',
   unique: ['name'],

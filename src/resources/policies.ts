@@ -3,7 +3,9 @@ import {
   anyCaller,
   holds,
   holdsOrGranted,
+  holdsOrGrantedOneOf,
   onlyAdministrators,
+  serverOnly,
   writes,
   type RecordRules,
   type TokenRules,
@@ -78,6 +80,12 @@ export const recordPolicies: Record<string, RecordRules> = {
   provider: needs('manageProvider'),
   version: needs('manageProvider'),
   implementation: needs('manageProvider'),
+  // Terrakube: "team plan job" to start a run (a team of the organization, or a grant on the job's
+  // workspace or its project); "manage job" (planJob or approveJob) to change one, where approving
+  // or rejecting also needs approveJob (the job's own rules). Deleting runs, which Terrakube's
+  // clients never do, is left to administrators. Steps are the server's.
+  job: { create: holdsOrGranted('planJob'), update: holdsOrGrantedOneOf(['planJob', 'approveJob']), delete: administrator },
+  step: writes(serverOnly),
 };
 
 /**

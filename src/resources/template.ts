@@ -6,6 +6,8 @@ export const template = defineResource({
   type: 'template',
   table: 'template',
   parent: 'organization',
+  // Terrakube's "team view template": a team granted access to a workspace picks its runs' templates.
+  readByGrantHolders: true,
   attributes: {
     name: text({ required: true, max: 128 }),
     description: text({ max: 512 }),

@@ -57,6 +57,7 @@ function compileComparison(
   if (maySecret(attribute)) {
     throw badArgument(context.parameter, `${resource.type}.${name} may hold a secret and cannot be filtered on.`);
   }
+  if (attribute.kind === 'textList') throw badArgument(context.parameter, `${resource.type}.${name} is a list and cannot be filtered on.`);
   const column = sql.ref(`${alias}.${name === 'id' ? 'id' : columnOf(name)}`);
   return compileOperator(node, name, attribute, column, context);
 }

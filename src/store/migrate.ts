@@ -15,6 +15,7 @@ import { notifications } from './migrations/0011-notifications.js';
 import { webhooks } from './migrations/0012-webhooks.js';
 import { actionIcons } from './migrations/0013-action-icons.js';
 import { notificationTemplates } from './migrations/0014-notification-templates.js';
+import { jobs } from './migrations/0015-jobs.js';
 
 /** The one migration history of both stores, in order; a migration, once released, never changes. */
 const history: readonly (readonly [name: string, build: (dialect: Dialect) => Migration])[] = [
@@ -32,6 +33,7 @@ const history: readonly (readonly [name: string, build: (dialect: Dialect) => Mi
   ['0012-webhooks', webhooks],
   ['0013-action-icons', () => actionIcons()],
   ['0014-notification-templates', notificationTemplates],
+  ['0015-jobs', jobs],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

@@ -38,3 +38,16 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 export function isUuid(id: string): boolean {
   return uuidPattern.test(id);
 }
+
+/** The largest id a sequence hands out: one every number type on both stores, and JavaScript, holds exactly. */
+export const maxSequenceId = Number.MAX_SAFE_INTEGER;
+
+/** A sequence id as paths name it: a positive whole number in decimal, without sign or leading zeros. */
+export function isSequenceId(id: string): boolean {
+  return /^[1-9][0-9]{0,15}$/.test(id) && Number(id) <= maxSequenceId;
+}
+
+/** Any id the server assigns: what a path may name above a record. */
+export function isServerId(id: string): boolean {
+  return isUuid(id) || isSequenceId(id);
+}

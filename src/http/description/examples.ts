@@ -26,9 +26,18 @@ export interface ExampleSources {
  * One placeholder id per type, the same in every path and body of the document, so that a person
  * (or a test) who replaces each by the id of a record of that type gets requests that succeed.
  */
+/** Where the placeholders of sequence ids start: numbers no other example holds. */
+export const sequencePlaceholderBase = 9_000_000_000;
+
 export function exampleIds(registry: Registry): Map<string, string> {
   return new Map(
-    [...registry.all()].map((resource, index) => [resource.type, `0192f3a0-8c4e-7d10-9a6b-${(index + 1).toString(16).padStart(12, '0')}`]),
+    [...registry.all()].map((resource, index) => [
+      resource.type,
+      // A number for a resource numbered by a sequence (jobs), as its ids are.
+      resource.sequenceIds === true
+        ? String(sequencePlaceholderBase + index + 1)
+        : `0192f3a0-8c4e-7d10-9a6b-${(index + 1).toString(16).padStart(12, '0')}`,
+    ]),
   );
 }
 
@@ -215,5 +224,7 @@ function fallback(name: string, attribute: Attribute): AttributeValue {
       return attribute.default;
     case 'timestamp':
       return /Date$/.test(name) ? '2025-01-15T09:30:00.000Z' : null;
+    case 'textList':
+      return null;
   }
 }

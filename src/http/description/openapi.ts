@@ -2,7 +2,7 @@ import type { Route } from '../../jsonapi/routes.js';
 import type { Registry, ResourceDeclaration } from '../../model/index.js';
 import type { DescribedRoute } from '../routes/described-route.js';
 import { describeRoute, errorComponents, errorResponses } from './operations.js';
-import { resourceSchemas, sharedSchemas, type Schema } from './resource-schemas.js';
+import { idSchema, resourceSchemas, sharedSchemas, type Schema } from './resource-schemas.js';
 
 /** The OpenAPI 3.1 description of the API, generated from the resource declarations. */
 export function openApiDocument(
@@ -55,7 +55,10 @@ export function openApiDocument(
  * a name Terrakube clients use that is not modeled yet).
  */
 function pathParameter(registry: Registry, resource: ResourceDeclaration, name: string): Schema {
-  if (name !== 'relationship') return { name, in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+  if (name !== 'relationship') {
+    const named = registry.get(name.replace(/Id$/, ''));
+    return { name, in: 'path', required: true, schema: named === undefined ? { type: 'string', format: 'uuid' } : idSchema(named) };
+  }
   const declared = Object.keys(resource.relationships);
   const unmodeled = registry.unmodeledRelationships().flatMap(([n]) => (declared.includes(n) ? [] : [n]));
   return {

@@ -58,6 +58,14 @@ function attributeSchema(attribute: Attribute, side: Side): Schema {
       return { type: 'integer', minimum: attribute.min, maximum: attribute.max, ...fallback(attribute.default, false), ...readOnly };
     case 'timestamp':
       return { type: orNull('string', attribute.nullable), format: 'date-time', readOnly: true };
+    case 'textList':
+      return {
+        type: orNull('array', true),
+        items: { type: 'string', maxLength: attribute.maxLength },
+        maxItems: attribute.maxItems,
+        ...fallback(null, true),
+        ...readOnly,
+      };
   }
 }
 
@@ -115,6 +123,12 @@ function relationshipsSchema(resource: ResourceDeclaration, side: Side): Schema 
   return { type: 'object', properties, ...(side === 'answer' ? { additionalProperties: false } : {}) };
 }
 
+/** A record's id: one its author chooses (actions), a number of a sequence (jobs), else a UUID the server assigns. */
+export function idSchema(resource: ResourceDeclaration): Schema {
+  if (resource.clientIds !== undefined) return { type: 'string', pattern: resource.clientIds.pattern.source };
+  return resource.sequenceIds === true ? { type: 'string', pattern: '^[1-9][0-9]{0,15}$' } : { type: 'string', format: 'uuid' };
+}
+
 /** The schemas of one resource: its resource object as answered, its documents, and what creates and updates send. */
 export function resourceSchemas(resource: ResourceDeclaration): Record<string, Schema> {
   const name = resource.type;
@@ -124,9 +138,7 @@ export function resourceSchemas(resource: ResourceDeclaration): Record<string, S
   const requiredRelationships = Object.entries(resource.relationships)
     .filter(([, r]) => r.kind === 'toOne' && r.required)
     .map(([n]) => n);
-  // Ids their authors choose (actions), else UUIDs the server assigns.
-  const naming = resource.clientIds;
-  const id = naming === undefined ? { type: 'string', format: 'uuid' } : { type: 'string', pattern: naming.pattern.source };
+  const id = idSchema(resource);
   return {
     [`${name}Attributes`]: attributesSchema(resource, 'answer'),
     [`${name}InputAttributes`]: attributesSchema(resource, 'request'),

@@ -32,6 +32,7 @@ import { logRequest, requestLog } from './http/plugins/request-log.js';
 import { resourceRoutes } from './http/routes/resource-routes.js';
 import { serviceIndex } from './http/routes/service-index.js';
 import { tokenRoutes } from './http/routes/token-routes.js';
+import { lockMethods, stateRoutes } from './http/routes/state-routes.js';
 import { notificationRoutes } from './http/routes/notification-routes.js';
 import { Notifier } from './notifications/deliveries.js';
 import { Destinations } from './outbound/destinations.js';
@@ -46,6 +47,7 @@ import {
   registry,
   registryRecords,
   recordPolicies,
+  stateRecords,
   tokenPolicies,
   unmodeledRecords,
 } from './resources/index.js';
@@ -103,6 +105,8 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
       void render(error, request, reply.headers(corsHeaders(request.headers.origin)));
     },
   });
+  // Terraform's http backend locks with LOCK and UNLOCK, which carry lock info in their bodies.
+  for (const method of lockMethods) app.addHttpMethod(method, { hasBody: true });
   // Before any route is added: a known path asked with another method is then a 405, not a 404.
   const allowedMethods = new AllowedMethods();
   app.addHook('onRoute', (route) => {
@@ -116,6 +120,7 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
   const apiTokens = new ApiTokens(store.db, signer, log, config.personalTokenMaxDays);
   const engine = new Engine({ registry, recordPolicies, tokenPolicies, apiTokens, store, cipher, responseMemory: config.responseMemory });
   const oidc = config.oidc === undefined ? undefined : new OidcVerifier(config.oidc, config.adminGroup);
+  const authenticator = new Authenticator(signer, apiTokens, oidc);
   const notifier = new Notifier(
     store.db,
     new Destinations(config.outbound.allow),
@@ -143,7 +148,7 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
     return Promise.resolve();
   });
   void app.register(async (api) => {
-    await api.register(authentication, { authenticator: new Authenticator(signer, apiTokens, oidc), log });
+    await api.register(authentication, { authenticator, log });
     await api.register(resourceRoutes, { engine, routes });
     await api.register(atomicRoute, { engine, atomic: new AtomicOperations(registry, routes) });
     await api.register(graphqlRoute, { engine, unmodeled: unmodeledRecords, log });
@@ -151,6 +156,8 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
     // Not in the API description: it exists only to say that it is not offered.
     registerDescribedRoutes(api, [...registryEndpoints, publicRegistryRoute]);
   });
+  // Terraform's http backend authenticates with Basic auth, so these routes identify their callers themselves.
+  void app.register(stateRoutes, { engine, authenticator, records: stateRecords, settings: config.state });
   const version = packageVersion();
   const description = openApiDocument(
     registry,

@@ -27,3 +27,14 @@ export interface RegistryRecords {
   /** The attributes the protocols look records up by: a module's provider, a module version's and a provider version's number. */
   lookup: { moduleProvider: string; moduleVersion: string; providerVersion: string };
 }
+
+/**
+ * The types the Terraform http state backend works with: the workspace whose state it serves, and
+ * the record every written state becomes (Terrakube's `history`).
+ */
+export interface StateRecords {
+  workspace: string;
+  history: string;
+  /** The capability that lets a caller read, write, lock and roll back a workspace's state. */
+  capability: string;
+}

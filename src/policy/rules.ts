@@ -84,6 +84,15 @@ export function holdsOrGranted(capability: string): Rule {
   };
 }
 
+/** Nobody, administrators included: records the state backend writes as Terraform uploads state. */
+export const stateBackendOnly: Rule = {
+  name: 'the state backend',
+  requires: [],
+  allows: () => false,
+  denial: (type) =>
+    `${type} records are written by the state backend as Terraform uploads state (and by a rollback); they cannot be created, changed or deleted through the API.`,
+};
+
 /** The same rule for every write. */
 export const writes = (rule: Rule): WriteRules => ({ create: rule, update: rule, delete: rule });
 

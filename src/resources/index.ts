@@ -5,6 +5,7 @@ import { agent } from './agent.js';
 import { collection } from './collection.js';
 import { federated, federatedClaim } from './federated.js';
 import { globalvar } from './globalvar.js';
+import { history } from './history.js';
 import { implementation } from './implementation.js';
 import { item } from './item.js';
 import { moduleVersion } from './module-version.js';
@@ -32,6 +33,7 @@ export { recordPolicies, tokenPolicies } from './policies.js';
 export { permissionScopes, unmodeledRecords } from './terrakube-compat.js';
 export { registryRecords } from './registry-protocol.js';
 export { notificationRecords } from './notification.js';
+export { stateRecords } from './history.js';
 
 /** Every resource the API serves, checked once at start. */
 export const registry = new Registry(
@@ -66,6 +68,7 @@ export const registry = new Registry(
     webhookEvent,
     notificationConfiguration,
     notificationTrigger,
+    history,
   ],
   terrakubeConventions,
 );

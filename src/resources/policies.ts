@@ -4,6 +4,7 @@ import {
   holds,
   holdsOrGranted,
   onlyAdministrators,
+  stateBackendOnly,
   writes,
   type RecordRules,
   type TokenRules,
@@ -78,6 +79,8 @@ export const recordPolicies: Record<string, RecordRules> = {
   provider: needs('manageProvider'),
   version: needs('manageProvider'),
   implementation: needs('manageProvider'),
+  // Written by the state backend alone, as Terrakube's API does (its `history` is read-only there too).
+  history: writes(stateBackendOnly),
 };
 
 /**

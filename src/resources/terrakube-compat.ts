@@ -13,7 +13,6 @@ export const terrakubeConventions: ClientConventions = {
   // endpoints read as empty.
   unmodeledRelationships: {
     job: 'toMany',
-    history: 'toMany',
     // Modeled on workspaces (their VCS webhook); any other record keeps taking the name as null, as
     // it did before, and the description's examples of records without a to-one link change it.
     webhook: 'toOne',

@@ -52,6 +52,8 @@ export const workspace = defineResource({
     webhook: toMany('webhook', 'workspace_id', { atMostOne: true }),
     // Records of the organization that name this workspace: listed and created under its path too.
     notificationConfiguration: toMany('notification_configuration', 'workspace_id'),
+    // Its state versions, written by the state backend (Terrakube's States tab).
+    history: toMany('history', 'workspace_id'),
   },
   softDelete: 'deleted',
   unique: ['name'],

@@ -14,6 +14,7 @@ import { registry } from './migrations/0010-registry.js';
 import { notifications } from './migrations/0011-notifications.js';
 import { webhooks } from './migrations/0012-webhooks.js';
 import { actionIcons } from './migrations/0013-action-icons.js';
+import { workspaceState } from './migrations/0016-workspace-state.js';
 
 /** The one migration history of both stores, in order; a migration, once released, never changes. */
 const history: readonly (readonly [name: string, build: (dialect: Dialect) => Migration])[] = [
@@ -30,6 +31,7 @@ const history: readonly (readonly [name: string, build: (dialect: Dialect) => Mi
   ['0011-notifications', notifications],
   ['0012-webhooks', webhooks],
   ['0013-action-icons', () => actionIcons()],
+  ['0016-workspace-state', workspaceState],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

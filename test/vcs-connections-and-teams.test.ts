@@ -163,12 +163,12 @@ describeEachStore('VCS connections, workspace links and teams', (context) => {
     assertError(await context.server.get(`${workspaces()}/${workspace}/relationships/nonsense`), 404);
     // Relationships Terrakube clients send but Stratum does not model yet: an empty list is accepted, a member is not.
     assert.equal(
-      (await context.server.request('PATCH', `${workspaces()}/${workspace}/relationships/history`, { body: { data: [] } })).status,
+      (await context.server.request('PATCH', `${workspaces()}/${workspace}/relationships/job`, { body: { data: [] } })).status,
       204,
     );
     assertError(
-      await context.server.request('PATCH', `${workspaces()}/${workspace}/relationships/history`, {
-        body: { data: [{ type: 'history', id: randomUUID() }] },
+      await context.server.request('PATCH', `${workspaces()}/${workspace}/relationships/job`, {
+        body: { data: [{ type: 'job', id: randomUUID() }] },
       }),
       422,
     );

@@ -87,6 +87,8 @@ const capabilityOf: Record<string, Capability | undefined> = {
   provider: 'manageProvider',
   version: 'manageProvider',
   implementation: 'manageProvider',
+  // Written by the state backend alone: read as its workspace, never written through the API.
+  history: undefined,
 };
 
 /** One organization with a record of every type, and teams granting or withholding one flag. */
@@ -318,6 +320,18 @@ describeEachStore('authorization matrix', (context) => {
       { event: 'PUSH', branch: 'main', path: 'modules/.*' },
       { id: randomUUID() },
     );
+    // A state version, written as Terraform writes one: the state backend makes its history record.
+    const state = JSON.stringify({ version: 4, serial: 1, lineage: randomUUID(), outputs: {}, resources: [] });
+    const written = await context.server.request('POST', `/tfstate/v1/organization/${organization}/workspace/${workspace}/state`, {
+      token: null,
+      raw: state,
+      headers: {
+        authorization: `Basic ${Buffer.from(`stratum:${context.server.adminToken}`).toString('base64')}`,
+        'content-type': 'application/json',
+      },
+    });
+    assert.equal(written.status, 200, written.text);
+    ids.history = String((await context.server.get(`/api/v1/workspace/${workspace}/history`)).body.data[0].id);
     // Grants to groups no team of the organization names.
     const workspaceGrantee = `granted-${randomUUID()}`;
     const projectGrantee = `granted-${randomUUID()}`;
@@ -570,6 +584,7 @@ describeEachStore('authorization matrix', (context) => {
     module_version: 'module',
     version: 'provider',
     implementation: 'version',
+    history: 'workspace',
   };
   const parentOf = (type: string) => parents[type] ?? 'organization';
 

@@ -1,5 +1,5 @@
 import type { CollectionAddress, RecordAddress } from '../engine/index.js';
-import { allOperations, type Operation, type Registry, type ResourceDeclaration, type ToMany, type ToOne } from '../model/index.js';
+import { allOperations, readOperations, type Operation, type Registry, type ResourceDeclaration, type ToMany, type ToOne } from '../model/index.js';
 
 export const apiPrefix = '/api/v1';
 
@@ -86,7 +86,8 @@ export function routesOf(registry: Registry): Route[] {
         routes.push({ method: operationRoutes[kind].method, path: `${recordPath}/${name}/:${parameter}`, kind, mount: linked });
       }
     }
-    for (const child of registry.childrenOf(resource)) mountAt(child, [...ancestors, resource], recordPath, allOperations);
+    for (const child of registry.childrenOf(resource))
+      mountAt(child, [...ancestors, resource], recordPath, child.serverWritten === true ? readOperations : allOperations);
     for (const [name, relationship] of linkedCollections(registry, resource, ancestors.at(-1))) {
       const linked: Mount = {
         resource: registry.target(relationship.listing),

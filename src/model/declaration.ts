@@ -13,6 +13,8 @@ export type Database = Record<string, Row>;
 
 export type Operation = 'list' | 'create' | 'read' | 'update' | 'delete';
 export const allOperations: readonly Operation[] = ['list', 'create', 'read', 'update', 'delete'];
+/** The operations that only read, for records the server writes alone. */
+export const readOperations: readonly Operation[] = ['list', 'read'];
 
 /** Opens, for a hook, the secrets of a record of the written one's tenant. */
 export interface SecretReader {
@@ -104,6 +106,12 @@ export interface ResourceDeclaration {
   atomicForms?: { relationshipsBesideData: readonly string[]; updateAtCollection?: true };
   /** The to-one relationship to the record this one lives under in paths. */
   parent?: string;
+  /**
+   * Records the server writes alone (a workspace's state versions): their paths list and read
+   * them, and no path creates, changes or deletes one; a write through any other door (GraphQL, a
+   * batch) meets their write policy, which refuses everyone.
+   */
+  serverWritten?: true;
   attributes: Record<string, Attribute>;
   relationships: Record<string, Relationship>;
   /**

@@ -10,6 +10,7 @@ export const history = defineResource({
   type: 'history',
   table: 'history',
   parent: 'workspace',
+  serverWritten: true,
   attributes: {
     jobReference: readOnly(text({ max: 128 })),
     output: readOnly(text({ max: 2048 })),

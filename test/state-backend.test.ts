@@ -47,7 +47,7 @@ const lockInfo = (id = randomUUID()) =>
 const md5 = (text: string) => createHash('md5').update(text).digest('base64');
 const basic = (token: string) => `Basic ${Buffer.from(`stratum:${token}`).toString('base64')}`;
 
-describeEachStore('the Terraform http state backend', (context) => {
+describeEachStore('the Terraform http state backend', { env: { STRATUM_STATE_MAX_MIB: '2' } }, (context) => {
   let organization: string;
   let adminBasic: string;
   const base = (workspace: string, org = organization) => `/tfstate/v1/organization/${org}/workspace/${workspace}`;
@@ -155,6 +155,16 @@ describeEachStore('the Terraform http state backend', (context) => {
       assertError(await send('POST', `${base(workspace)}/state`, '{"serial": -1, "lineage": "x"}'), 400);
     });
 
+    it('takes states above the API body limit up to STRATUM_STATE_MAX_MIB, and refuses larger ones (413)', async () => {
+      const ws = await createWorkspace(context.server, organization);
+      const big = stateText(1, 'big', 'x'.repeat(1536 * 1024));
+      assert.equal((await send('POST', `${base(ws)}/state`, big)).status, 200);
+      assert.equal((await send('GET', `${base(ws)}/state`)).text, big);
+      const huge = stateText(2, 'big', 'x'.repeat(2560 * 1024));
+      assert.equal(assertError(await send('POST', `${base(ws)}/state`, huge), 413).length, 1);
+      assert.equal((await historyOf(ws)).length, 1);
+    });
+
     it('keeps the state sealed in the store: no row holds its text', async () => {
       const secret = `marker-${randomUUID()}`;
       const ws = await createWorkspace(context.server, organization);
@@ -223,8 +233,19 @@ describeEachStore('the Terraform http state backend', (context) => {
       );
       assert.equal(answer.workspace.edges[0].node.history.edges.length, 3);
       const path = `/api/v1/organization/${organization}/workspace/${workspace}/history`;
-      assertError(await context.server.post(path, { data: { type: 'history', attributes: { serial: 9 } } }), 403);
-      assertError(await context.server.delete(`${path}/${first}`), 403);
+      // No path writes one (405), and a write through another door meets its policy (403).
+      assertError(await context.server.post(path, { data: { type: 'history', attributes: { serial: 9 } } }), 405);
+      assertError(await context.server.delete(`${path}/${first}`), 405);
+      assertError(
+        await context.server.request('PATCH', `${path}/${first}/relationships/workspace`, {
+          body: { data: { type: 'workspace', id: workspace } },
+        }),
+        405,
+      );
+      const mutation = await context.server.post('/graphql/api/v1', {
+        query: `mutation { workspace(ids: [${literal(workspace)}]) { edges { node { history(op: DELETE, ids: [${literal(first)}]) { edges { node { id } } } } } } }`,
+      });
+      assert.match(mutation.text, /written by the state backend/);
     });
   });
 

@@ -1,5 +1,13 @@
 import type { CollectionAddress, RecordAddress } from '../engine/index.js';
-import { allOperations, readOperations, type Operation, type Registry, type ResourceDeclaration, type ToMany, type ToOne } from '../model/index.js';
+import {
+  allOperations,
+  readOperations,
+  type Operation,
+  type Registry,
+  type ResourceDeclaration,
+  type ToMany,
+  type ToOne,
+} from '../model/index.js';
 
 export const apiPrefix = '/api/v1';
 
@@ -65,13 +73,15 @@ export function routesOf(registry: Registry): Route[] {
       routes.push({ method, path: onRecord ? recordPath : collectionPath, kind, mount });
     }
     const relationshipPath = `${recordPath}/relationships/:relationship`;
-    routes.push(
-      { method: 'GET', path: relationshipPath, kind: 'readRelationship', mount },
-      { method: 'PATCH', path: relationshipPath, kind: 'updateRelationship', mount },
-      // JSON:API adds members to a relationship with POST and removes them with DELETE.
-      { method: 'POST', path: relationshipPath, kind: 'changeRelationshipMembers', mount },
-      { method: 'DELETE', path: relationshipPath, kind: 'changeRelationshipMembers', mount },
-    );
+    routes.push({ method: 'GET', path: relationshipPath, kind: 'readRelationship', mount });
+    // A record the server writes alone never changes its links either.
+    if (resource.serverWritten !== true)
+      routes.push(
+        { method: 'PATCH', path: relationshipPath, kind: 'updateRelationship', mount },
+        // JSON:API adds members to a relationship with POST and removes them with DELETE.
+        { method: 'POST', path: relationshipPath, kind: 'changeRelationshipMembers', mount },
+        { method: 'DELETE', path: relationshipPath, kind: 'changeRelationshipMembers', mount },
+      );
     for (const [name, link] of Object.entries(resource.relationships)) {
       if (link.kind !== 'toOne') continue;
       const target = registry.target(link);

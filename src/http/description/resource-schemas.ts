@@ -127,7 +127,6 @@ export function resourceSchemas(resource: ResourceDeclaration): Record<string, S
   const id = naming === undefined ? { type: 'string', format: 'uuid' } : { type: 'string', pattern: naming.pattern.source };
   return {
     [`${name}Attributes`]: attributesSchema(resource, 'answer'),
-    [`${name}InputAttributes`]: attributesSchema(resource, 'request'),
     [`${name}Resource`]: {
       type: 'object',
       required: ['type', 'id', 'attributes', 'relationships'],
@@ -139,8 +138,14 @@ export function resourceSchemas(resource: ResourceDeclaration): Record<string, S
       },
     },
     // A create must send the required attributes and relationships; an update sends only what changes.
-    [`${name}CreateInput`]: inputSchema(resource, { attributes: requiredAttributes, relationships: requiredRelationships }),
-    [`${name}Input`]: inputSchema(resource, { attributes: [], relationships: [] }),
+    // Records only the server writes take neither.
+    ...(resource.serverWritten === true
+      ? {}
+      : {
+          [`${name}InputAttributes`]: attributesSchema(resource, 'request'),
+          [`${name}CreateInput`]: inputSchema(resource, { attributes: requiredAttributes, relationships: requiredRelationships }),
+          [`${name}Input`]: inputSchema(resource, { attributes: [], relationships: [] }),
+        }),
     [`${name}Document`]: {
       type: 'object',
       required: ['data'],

@@ -138,7 +138,11 @@ describeEachStore('the Terraform http state backend', { env: { STRATUM_STATE_MAX
       assert.equal((await send('POST', `${base(workspace)}/state`, stateText(3, lineage))).status, 200);
       const older = assertError(await send('POST', `${base(workspace)}/state`, stateText(2, lineage)), 409);
       assert.match(older[0]?.detail ?? '', /serial 2 is older than .* 3/);
-      assert.equal((await send('POST', `${base(workspace)}/state`, stateText(3, lineage))).status, 200, 'a repeat is taken');
+      assert.equal(
+        (await send('PUT', `${base(workspace)}/state`, stateText(3, lineage))).status,
+        200,
+        'a repeat is taken (PUT as update_method)',
+      );
       assertError(await send('POST', `${base(workspace)}/state`, stateText(3, lineage, 'changed')), 409);
       const other = randomUUID();
       assert.match(assertError(await send('POST', `${base(workspace)}/state`, stateText(4, other)), 409)[0]?.detail ?? '', /lineage/);

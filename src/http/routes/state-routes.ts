@@ -69,7 +69,7 @@ export function stateRoutes(api: FastifyInstance, { engine, authenticator, recor
     return current === undefined ? reply.code(204).send() : sendJson(reply, 200, current.text);
   });
 
-  api.post(`${statePrefix}/state`, withBody, async (request, reply) => {
+  const write = async (request: FastifyRequest, reply: FastifyReply) => {
     const state = await stateOf(request, reply);
     const text = bodyText(request, 'a Terraform state');
     const query = request.query as Record<string, unknown>;
@@ -78,7 +78,9 @@ export function stateRoutes(api: FastifyInstance, { engine, authenticator, recor
     if (force !== undefined && force !== 'true' && force !== 'false') throw badRequest('invalid_argument', 'force must be true or false.');
     await state.write(text, { lockId, force: force === 'true', outputOf: outputOf(request) });
     return reply.code(200).send();
-  });
+  };
+  // POST by default; PUT for a backend configured with `update_method = "PUT"`.
+  for (const method of ['POST', 'PUT']) api.route({ method, url: `${statePrefix}/state`, ...withBody, handler: write });
 
   const lock = async (request: FastifyRequest, reply: FastifyReply) => {
     const state = await stateOf(request, reply);

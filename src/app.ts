@@ -33,6 +33,7 @@ import { logRequest, requestLog } from './http/plugins/request-log.js';
 import { resourceRoutes } from './http/routes/resource-routes.js';
 import { serviceIndex } from './http/routes/service-index.js';
 import { tokenRoutes } from './http/routes/token-routes.js';
+import { lockMethods, stateRoutes } from './http/routes/state-routes.js';
 import { notificationRoutes } from './http/routes/notification-routes.js';
 import { subscriptions } from './http/routes/subscriptions.js';
 import { Notifier } from './notifications/deliveries.js';
@@ -49,6 +50,7 @@ import {
   registry,
   registryRecords,
   recordPolicies,
+  stateRecords,
   tokenPolicies,
   unmodeledRecords,
 } from './resources/index.js';
@@ -107,6 +109,8 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
       void render(error, request, reply.headers(corsHeaders(request.headers.origin)));
     },
   });
+  // Terraform's http backend locks with LOCK and UNLOCK, which carry lock info in their bodies.
+  for (const method of lockMethods) app.addHttpMethod(method, { hasBody: true });
   // Before any route is added: a known path asked with another method is then a 405, not a 404.
   const allowedMethods = new AllowedMethods();
   app.addHook('onRoute', (route) => {
@@ -161,6 +165,8 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
   });
   // Authenticated by the token its client sends once connected, not by a header of the upgrade request.
   void app.register(subscriptions, { engine, authenticator, events: jobEvents, records: liveChannelRecords });
+  // Terraform's http backend authenticates with Basic auth, so these routes identify their callers themselves.
+  void app.register(stateRoutes, { engine, authenticator, records: stateRecords, settings: config.state });
   const version = packageVersion();
   const description = openApiDocument(
     registry,

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { OidcSettings } from './auth/oidc.js';
 import { parseEncryptionKey } from './secrets/cipher.js';
 import { isAllowEntry } from './outbound/destinations.js';
+import { parseOrigins } from './cors-origins.js';
 
 /** Every setting of the service and the CLI, read from the environment and validated once. */
 export interface Config {
@@ -42,6 +43,15 @@ export interface Config {
   outbound: OutboundSettings;
   /** How long the link to a module version's zip that /download gives serves, in seconds. */
   moduleLinkSeconds: number;
+  state: StateSettings;
+}
+
+/** Terraform state served by the http backend. */
+export interface StateSettings {
+  /** The largest state accepted, in bytes. */
+  maxBytes: number;
+  /** The URL clients reach the API at, for the links of state versions; undefined: the URL each state was written at. */
+  publicUrl: string | undefined;
 }
 
 /** Where outbound calls (notification deliveries) may go, and how long they may take. */
@@ -231,6 +241,13 @@ export function inspectConfig(env: NodeJS.ProcessEnv = process.env): { config: C
     deliveriesKept: integer('STRATUM_NOTIFICATION_DELIVERIES_KEPT', 50, 1, 10_000),
   };
 
+  const publicUrl = nonEmpty(env.STRATUM_PUBLIC_URL)?.replace(/\/+$/, '');
+  if (publicUrl !== undefined && !/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(publicUrl))
+    problems.push(
+      `STRATUM_PUBLIC_URL must be an http:// or https:// URL without query, such as https://stratum.example.com, got "${publicUrl}"`,
+    );
+  const state: StateSettings = { maxBytes: integer('STRATUM_STATE_MAX_MIB', 16, 1, 1024) * 1024 * 1024, publicUrl };
+
   const config: Config = {
     port,
     host,
@@ -255,38 +272,9 @@ export function inspectConfig(env: NodeJS.ProcessEnv = process.env): { config: C
     metrics,
     releases,
     outbound,
+    state,
   };
   return { config, problems };
-}
-
-/**
- * STRATUM_CORS_ORIGINS: a comma-separated list of origins as browsers send them
- * (`https://ui.example.com`, `http://localhost:3000`). Answers to these origins allow credentials,
- * which browsers refuse together with a wildcard, so `*` is not accepted, nor a pattern with one
- * (`https://*.example.com`): each origin is named.
- */
-function parseOrigins(raw: string | undefined, problems: string[]): string[] {
-  const origins: string[] = [];
-  for (const entry of (raw ?? '').split(',').map((e) => e.trim())) {
-    if (entry === '') continue;
-    if (entry === '*') {
-      problems.push('STRATUM_CORS_ORIGINS must name each origin: "*" cannot be combined with the credentials the web UI may send');
-      continue;
-    }
-    // A URL parser takes `*` as part of a host name, so the pattern would stand as one literal origin.
-    if (entry.includes('*')) {
-      problems.push(`STRATUM_CORS_ORIGINS must name each origin: "${entry}" is a pattern, which no browser sends as its origin`);
-      continue;
-    }
-    // The origin as browsers write it (lower-case host, default port left out).
-    const origin = /^https?:\/\/[^/?#@\s]+\/?$/i.test(entry) && URL.canParse(entry) ? new URL(entry).origin : undefined;
-    if (origin === undefined) {
-      problems.push(`STRATUM_CORS_ORIGINS must list origins like https://ui.example.com (scheme, host and port, no path), got "${entry}"`);
-      continue;
-    }
-    origins.push(origin);
-  }
-  return [...new Set(origins)];
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

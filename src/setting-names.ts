@@ -37,6 +37,8 @@ export const settingNames: readonly string[] = [
   'STRATUM_OUTBOUND_TIMEOUT_MS',
   'STRATUM_NOTIFICATION_DELIVERIES_KEPT',
   'STRATUM_MODULE_LINK_SECONDS',
+  'STRATUM_STATE_MAX_MIB',
+  'STRATUM_PUBLIC_URL',
 ];
 
 /** Prefixes of the variables the project's own tests, fuzzing and benchmarks read, not the service. */

@@ -91,6 +91,8 @@ const capabilityOf: Record<string, Capability | undefined> = {
   job: 'planJob',
   // Steps are only read.
   step: undefined,
+  // Written by the state backend alone: read as its workspace, never written through the API.
+  history: undefined,
 };
 
 const jobPath = '/api/v1/organization/{organizationId}/job';
@@ -351,6 +353,18 @@ describeEachStore('authorization matrix', (context) => {
     );
     const steps = await context.server.get(`/api/v1/organization/${organization}/job/${ids.job}/step`);
     ids.step = String((steps.body.data as { id: string }[])[0]?.id);
+    // A state version, written as Terraform writes one: the state backend makes its history record.
+    const state = JSON.stringify({ version: 4, serial: 1, lineage: randomUUID(), outputs: {}, resources: [] });
+    const written = await context.server.request('POST', `/tfstate/v1/organization/${organization}/workspace/${workspace}/state`, {
+      token: null,
+      raw: state,
+      headers: {
+        authorization: `Basic ${Buffer.from(`stratum:${context.server.adminToken}`).toString('base64')}`,
+        'content-type': 'application/json',
+      },
+    });
+    assert.equal(written.status, 200, written.text);
+    ids.history = String((await context.server.get(`/api/v1/workspace/${workspace}/history`)).body.data[0].id);
     // Grants to groups no team of the organization names.
     const workspaceGrantee = `granted-${randomUUID()}`;
     const projectGrantee = `granted-${randomUUID()}`;
@@ -614,6 +628,7 @@ describeEachStore('authorization matrix', (context) => {
     version: 'provider',
     implementation: 'version',
     step: 'job',
+    history: 'workspace',
   };
   const parentOf = (type: string) => parents[type] ?? 'organization';
 

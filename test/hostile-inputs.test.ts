@@ -304,6 +304,18 @@ async function organizationWithEverything(
     { event: 'PUSH', branch: 'main', path: 'modules/.*' },
     { id: randomUUID() },
   );
+  // A state version, written as Terraform writes one: the state backend makes its history record.
+  const state = JSON.stringify({ version: 4, serial: 1, lineage: randomUUID(), outputs: {}, resources: [] });
+  const written = await server.request('POST', `/tfstate/v1/organization/${organization}/workspace/${workspace}/state`, {
+    token: null,
+    raw: state,
+    headers: {
+      authorization: `Basic ${Buffer.from(`stratum:${server.adminToken}`).toString('base64')}`,
+      'content-type': 'application/json',
+    },
+  });
+  if (written.status !== 200) throw new Error(`writing a state answered ${written.status}: ${written.text}`);
+  ids.history = String((await server.get(`/api/v1/workspace/${workspace}/history`)).body.data[0].id);
   ids.notification_configuration = await createRecord(
     server,
     `/api/v1/organization/${organization}/workspace/${workspace}/notificationConfiguration`,

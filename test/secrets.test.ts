@@ -68,7 +68,18 @@ describeEachStore('secrets at rest and in logs', { env: { STRATUM_LOG_LEVEL: 'tr
     accessToken: `access-token-${randomUUID()}`,
     globalvar: `globalvar-secret-${randomUUID()}`,
     sshKey: `ssh-private-key-${randomUUID()}`,
+    state: `state-output-${randomUUID()}`,
   };
+  /** A Terraform state holding a secret output, as the state backend stores it (sealed whole). */
+  const stateText = () =>
+    JSON.stringify({
+      version: 4,
+      serial: 1,
+      lineage: 'l',
+      outputs: { password: { value: secrets.state, type: 'string', sensitive: true } },
+      resources: [],
+    });
+  const statePath = () => `/tfstate/v1/organization/${ids.organization}/workspace/${ids.workspace}/state`;
   const variableKey = `TF_VAR_marker_${randomBytes(4).toString('hex')}`;
   let ids: {
     organization: string;
@@ -116,6 +127,8 @@ describeEachStore('secrets at rest and in logs', { env: { STRATUM_LOG_LEVEL: 'tr
       privateKey: secrets.sshKey,
     });
     ids = { organization, workspace, variable, collection, item, vcs, globalvar, ssh };
+    const stored = await context.server.request('POST', statePath(), { raw: stateText(), headers: { 'content-type': 'application/json' } });
+    assert.equal(stored.status, 200, stored.text);
     // Requests that fail with a secret in them: a malformed body and a rejected value.
     await context.server.request('POST', `/api/v1/workspace/${workspace}/variable`, {
       raw: `{"data": {"attributes": {"value": "${secrets.variable}"`,
@@ -243,7 +256,7 @@ describeEachStore('secrets at rest and in logs', { env: { STRATUM_LOG_LEVEL: 'tr
         ? cli(context.server, ['rotate-encryption-key'], { STRATUM_NEW_ENCRYPTION_KEY: newKey })
         : cli(context.server, ['rotate-encryption-key']);
     assert.equal(result.status, 0, result.stderr);
-    assert.match(result.stdout, /re-encrypted 7 secret values/);
+    assert.match(result.stdout, /re-encrypted 8 secret values/);
     const oldKeyId = new SecretCipher(oldKey).keyId;
     assert.match(
       result.stdout,
@@ -272,5 +285,7 @@ describeEachStore('secrets at rest and in logs', { env: { STRATUM_LOG_LEVEL: 'tr
     assert.equal(read.status, 200);
     assert.equal(read.body.data.attributes.value, null);
     assert.ok(!storeContents(context.server).includes(secrets.variable));
+    // The stored state moved to the new key too, and still reads back as written.
+    assert.equal((await context.server.get(statePath())).text, stateText());
   });
 });

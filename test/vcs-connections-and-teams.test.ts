@@ -161,15 +161,14 @@ describeEachStore('VCS connections, workspace links and teams', (context) => {
     assertError(await context.server.request('PATCH', `${workspaces()}/${workspace}/relationships/vcs`, { body: { data: 'vcs' } }), 400);
     assertError(await context.server.request('PATCH', `${workspaces()}/${workspace}/relationships/vcs`, { body: {} }), 400);
     assertError(await context.server.get(`${workspaces()}/${workspace}/relationships/nonsense`), 404);
-    // Relationships Terrakube clients send but Stratum does not model yet: an empty list is accepted, a member is not.
-    assert.equal(
-      (await context.server.request('PATCH', `${workspaces()}/${workspace}/relationships/history`, { body: { data: [] } })).status,
-      204,
-    );
+    // A workspace's runs and state versions are made by the server: they change through their records.
+    for (const name of ['job', 'history'])
+      assertError(await context.server.request('PATCH', `${workspaces()}/${workspace}/relationships/${name}`, { body: { data: [] } }), 403);
+    // A relationship name Terrakube clients send that another record does not model: null is accepted, a link is not.
+    const vcsPath = `/api/v1/organization/${organization}/vcs/${await createVcs(context.server, organization)}`;
+    assert.equal((await context.server.request('PATCH', `${vcsPath}/relationships/webhook`, { body: { data: null } })).status, 204);
     assertError(
-      await context.server.request('PATCH', `${workspaces()}/${workspace}/relationships/history`, {
-        body: { data: [{ type: 'history', id: randomUUID() }] },
-      }),
+      await context.server.request('PATCH', `${vcsPath}/relationships/webhook`, { body: { data: { type: 'webhook', id: randomUUID() } } }),
       422,
     );
     // A workspace's webhook is modeled (a to-many of at most one): it changes through its record.

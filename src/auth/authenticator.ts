@@ -2,7 +2,7 @@ import { decodeJwt } from 'jose';
 import type { ApiTokens } from './api-tokens.js';
 import type { Caller } from './caller.js';
 import type { OidcVerifier } from './oidc.js';
-import { InvalidTokenError, tokenIssuer, type TokenSigner, type VerifiedToken } from './tokens.js';
+import { InvalidTokenError, isStateCredential, tokenIssuer, type StateScope, type TokenSigner, type VerifiedToken } from './tokens.js';
 import { VerifiedTokens } from './verified-tokens.js';
 
 /**
@@ -31,6 +31,18 @@ export class Authenticator {
     return verified.tracked === undefined ? verified.caller : this.ownTokenCaller(token, verified, context);
   }
 
+  /**
+   * For the state backend's routes: a state credential's workspace and job, or the caller of any
+   * other token. Everywhere else a state credential is refused.
+   */
+  async authenticateState(token: string, context: Record<string, unknown> = {}): Promise<{ caller: Caller } | { scope: StateScope }> {
+    if (this.verifiedTokens.get(token) === undefined && isStateCredential(token)) {
+      const { stateScope } = this.signer.verify(token);
+      if (stateScope !== undefined) return { scope: stateScope };
+    }
+    return { caller: await this.authenticate(token, context) };
+  }
+
   private async verify(token: string, context: Record<string, unknown>): Promise<Caller> {
     let issuer: unknown;
     try {
@@ -40,6 +52,8 @@ export class Authenticator {
     }
     if (issuer === tokenIssuer) {
       const own = this.signer.verify(token);
+      if (own.stateScope !== undefined)
+        throw new InvalidTokenError("the token is a state credential, good only at its workspace's state backend");
       this.verifiedTokens.remember(token, own);
       return this.ownTokenCaller(token, own, context);
     }

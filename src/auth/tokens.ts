@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SignJWT, type JWTPayload } from 'jose';
+import { decodeJwt, SignJWT, type JWTPayload } from 'jose';
 import { Hs256Failure, verifyHs256 } from './hs256.js';
 import type { Caller } from './caller.js';
 
@@ -16,10 +16,21 @@ export const trackedKinds = ['team', 'personal'] as const;
 export type TrackedKind = (typeof trackedKinds)[number];
 const isTrackedKind = (value: unknown): value is TrackedKind => trackedKinds.some((kind) => kind === value);
 
-/** A verified token: who it speaks for, and its record when it is a revocable API token. */
+/** The claim of a state credential: the one workspace (and job) whose state it reaches. */
+const stateClaim = 'stratum_state';
+
+/** What a state credential reaches: one workspace's state, for one job. */
+export interface StateScope {
+  organizationId: string;
+  workspaceId: string;
+  jobReference: string;
+}
+
+/** A verified token: who it speaks for, its record when it is a revocable API token, and its workspace when it is a state credential. */
 export interface VerifiedToken {
   caller: Caller;
   tracked: { id: string; kind: TrackedKind } | undefined;
+  stateScope?: StateScope;
 }
 
 export interface TokenClaims {
@@ -33,6 +44,8 @@ export interface TokenClaims {
   notAfter?: Date | undefined;
   /** For an API token: its record's id, which becomes the jti, and its kind. */
   tracked?: { id: string; kind: TrackedKind };
+  /** For a state credential: the workspace and job it is for. */
+  stateScope?: StateScope;
 }
 
 /** Signs and verifies the service's own HS256 bearer tokens. */
@@ -50,6 +63,7 @@ export class TokenSigner {
     const id = claims.tracked?.id ?? randomUUID();
     const payload: JWTPayload = { groups: [...claims.groups] };
     if (claims.tracked !== undefined) payload[trackedClaim] = claims.tracked.kind;
+    if (claims.stateScope !== undefined) payload[stateClaim] = { ...claims.stateScope };
     if (claims.email !== undefined) payload.email = claims.email;
     if (claims.name !== undefined) payload.name = claims.name;
     // One clock reading for both, so that exp - iat is exactly the lifetime.
@@ -78,6 +92,18 @@ export class TokenSigner {
       // Said plainly, so a token minted for another server's store is recognised at once.
       if (error.reason === 'expired' || error.reason === 'signature') throw new InvalidTokenError(error.message);
       throw new InvalidTokenError(`the token is not valid: ${error.message}`);
+    }
+    const scope = payload[stateClaim];
+    if (scope !== undefined) {
+      const stateScope = scope as Partial<Record<keyof StateScope, unknown>>;
+      const { organizationId, workspaceId, jobReference } = stateScope;
+      if (typeof organizationId !== 'string' || typeof workspaceId !== 'string' || typeof jobReference !== 'string')
+        throw new InvalidTokenError('the token is not valid');
+      return {
+        caller: callerFromClaims(payload, this.adminGroup),
+        tracked: undefined,
+        stateScope: { organizationId, workspaceId, jobReference },
+      };
     }
     const kind = payload[trackedClaim];
     if (kind === undefined) return { caller: callerFromClaims(payload, this.adminGroup), tracked: undefined };
@@ -123,4 +149,31 @@ export function callerFromClaims(
     // jose has checked that exp, when present, is a number.
     token: { trackedId, expiresAt: typeof payload.exp === 'number' ? new Date(payload.exp * 1000) : undefined },
   };
+}
+
+/** Whether a token, read without verifying it, claims to be a state credential (it is then verified as one). */
+export function isStateCredential(token: string): boolean {
+  try {
+    return decodeJwt(token)[stateClaim] !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** How long a state credential lives unless its minter says otherwise: longer than a run's longest step. */
+export const stateCredentialSeconds = 12 * 3600;
+
+/**
+ * A short-lived credential for one job's Terraform: Basic auth's password at the state backend of
+ * one workspace, where it may read, lock and write the state (not force-unlock or roll back), and
+ * refused everywhere else. It names no groups and is not recorded: it cannot be revoked, so it lives
+ * `ttlSeconds` (12 hours by default) and no longer.
+ */
+export async function mintStateCredential(
+  signer: TokenSigner,
+  scope: StateScope,
+  ttlSeconds: number = stateCredentialSeconds,
+): Promise<string> {
+  const { token } = await signer.sign({ subject: `job:${scope.jobReference}`, groups: [], ttlSeconds, stateScope: scope });
+  return token;
 }

@@ -2,7 +2,7 @@ import type { TokenRequest } from '../auth/api-tokens.js';
 import type { TokenRecord, TokenView } from '../auth/token-views.js';
 import type { TrackedKind } from '../auth/tokens.js';
 import { ApiError } from '../errors.js';
-import type { ListingRelationship, ResourceDeclaration, Row, ToOne } from '../model/index.js';
+import type { ListingRelationship, ResourceDeclaration, Row, StateRecords, ToOne } from '../model/index.js';
 import { databaseApiError, retryOnContention } from '../store/failures.js';
 import { countUse } from './counts.js';
 import { loadIncluded, type IncludeResult } from './include.js';
@@ -25,6 +25,8 @@ import {
   type RelationshipContent,
 } from './relationships.js';
 import type { Scope } from './scope.js';
+import type { StateAccess, StatePlace } from './state-access.js';
+import { WorkspaceState } from './state.js';
 import { issueToken, listEveryToken, listTokens, revokeAnyToken, revokeToken, type IssuedToken } from './tokens.js';
 import { documentTag, entityTag, tagMatches, type Precondition } from './versions.js';
 import { createRecord, deleteRecord, updateRecord } from './write.js';
@@ -148,6 +150,11 @@ export class Session {
   /** The caller's permission flags in a tenant, or in a record directly inside it (404 when it cannot see it). */
   permissions(place: PermissionPlace): Promise<Record<string, boolean>> {
     return permissionsIn(this.scope, place);
+  }
+
+  /** A workspace's Terraform state, as the caller (or a job's state credential) reaches it. */
+  state(records: StateRecords, place: StatePlace, access: StateAccess): WorkspaceState {
+    return new WorkspaceState(this.scope, records, place, access);
   }
 
   /** Issues a team or personal token for the caller; the token itself is shown this once. */

@@ -13,6 +13,8 @@ export type Database = Record<string, Row>;
 
 export type Operation = 'list' | 'create' | 'read' | 'update' | 'delete';
 export const allOperations: readonly Operation[] = ['list', 'create', 'read', 'update', 'delete'];
+/** The operations that only read, for records the server writes alone. */
+export const readOperations: readonly Operation[] = ['list', 'read'];
 
 /** Opens, for a hook, the secrets of a record of the written one's tenant. */
 export interface SecretReader {
@@ -129,7 +131,9 @@ export interface ResourceDeclaration {
   atomicForms?: { relationshipsBesideData: readonly string[]; updateAtCollection?: true };
   /**
    * The operations the API serves on these records, every one by default; records the server alone
-   * writes (a job's steps) are only listed and read, and their relationships only read.
+   * writes (a job's steps, a workspace's state versions) are only listed and read, and their
+   * relationships only read; a write through any other door (GraphQL, a batch) meets their write
+   * policy, which refuses everyone.
    */
   operations?: readonly Operation[];
   /** The to-one relationship to the record this one lives under in paths. */

@@ -34,3 +34,14 @@ export interface RegistryRecords {
   /** A module version's files as a zip, read with the credentials the module links (the web UI's Inputs and Outputs, and Terraform). */
   archive: (module: Row, version: Row, secrets: SecretReader) => Promise<Buffer>;
 }
+
+/**
+ * The types the Terraform http state backend works with: the workspace whose state it serves, and
+ * the record every written state becomes (Terrakube's `history`).
+ */
+export interface StateRecords {
+  workspace: string;
+  history: string;
+  /** The capability that lets a caller read, write, lock and roll back a workspace's state. */
+  capability: string;
+}

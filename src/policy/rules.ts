@@ -98,12 +98,16 @@ export function holdsOrGrantedOneOf(capabilities: readonly string[]): Rule {
   };
 }
 
-/** Nobody, administrators included: records the server alone makes and changes (a job's steps). */
+/**
+ * Nobody, administrators included: records the server alone makes and changes (a job's steps as it
+ * runs, a workspace's state versions as Terraform uploads state).
+ */
 export const serverOnly: Rule<{ caller: Caller }> = {
   name: 'the server alone',
   requires: [],
   allows: () => false,
-  denial: (type) => `${type} records are made and changed by the server as their job runs; clients only read them.`,
+  denial: (type) =>
+    `${type} records are made and changed by the server (as a job runs, or as Terraform uploads state); clients only read them.`,
 };
 
 /** The same rule for every write. */

@@ -5,6 +5,7 @@ import { agent } from './agent.js';
 import { collection } from './collection.js';
 import { federated, federatedClaim } from './federated.js';
 import { globalvar } from './globalvar.js';
+import { history } from './history.js';
 import { implementation } from './implementation.js';
 import { item } from './item.js';
 import { job } from './job.js';
@@ -34,6 +35,7 @@ export { recordPolicies, tokenPolicies } from './policies.js';
 export { permissionScopes, unmodeledRecords } from './terrakube-compat.js';
 export { registryRecords } from './registry-protocol.js';
 export { notificationRecords } from './notification.js';
+export { stateRecords } from './history.js';
 
 /** The records whose job events the live channel serves. */
 export const liveChannelRecords = { workspace, organization };
@@ -73,6 +75,7 @@ export const registry = new Registry(
     notificationTrigger,
     job,
     step,
+    history,
   ],
   terrakubeConventions,
 );

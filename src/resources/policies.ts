@@ -86,6 +86,8 @@ export const recordPolicies: Record<string, RecordRules> = {
   // clients never do, is left to administrators. Steps are the server's.
   job: { create: holdsOrGranted('planJob'), update: holdsOrGrantedOneOf(['planJob', 'approveJob']), delete: administrator },
   step: writes(serverOnly),
+  // Written by the state backend alone, as Terrakube's API does (its `history` is read-only there too).
+  history: writes(serverOnly),
 };
 
 /**

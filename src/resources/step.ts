@@ -1,4 +1,4 @@
-import { defineResource, integer, oneOf, readOnly, text, toOne } from '../model/index.js';
+import { defineResource, integer, oneOf, readOnly, text, toOne, readOperations } from '../model/index.js';
 import { runStatuses } from './job-status.js';
 
 /**
@@ -10,7 +10,7 @@ export const step = defineResource({
   type: 'step',
   table: 'step',
   parent: 'job',
-  operations: ['list', 'read'],
+  operations: readOperations,
   attributes: {
     stepNumber: readOnly(integer(0, 0, Number.MAX_SAFE_INTEGER)),
     name: readOnly(text({ max: 256 })),

@@ -12,7 +12,6 @@ export const terrakubeConventions: ClientConventions = {
   // body they are accepted as null, in `include` they include nothing, and their relationship
   // endpoints read as empty.
   unmodeledRelationships: {
-    history: 'toMany',
     // Modeled on workspaces (their VCS webhook); any other record keeps taking the name as null, as
     // it did before, and the description's examples of records without a to-one link change it.
     webhook: 'toOne',

@@ -54,6 +54,8 @@ export const workspace = defineResource({
     notificationConfiguration: toMany('notification_configuration', 'workspace_id'),
     // Its runs, newest last; Terrakube's web UI lists them from `?include=job`.
     job: toMany('job', 'workspace_id'),
+    // Its state versions, written by the state backend (Terrakube's States tab).
+    history: toMany('history', 'workspace_id'),
   },
   softDelete: 'deleted',
   unique: ['name'],

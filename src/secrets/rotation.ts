@@ -32,6 +32,8 @@ export async function resealSecrets(store: Store, registry: Registry, from: Secr
         count += await resealColumn(trx, resource.table, column, sealed, from, to);
       }
     }
+    // The states the Terraform backend stored, each sealed whole and bound to its history record.
+    count += await resealColumn(trx, 'state_version', 'state', sql<SqlBool>`${sql.ref('state')} is not null`, from, to);
     return { secrets: count, serviceKeys: await resealServiceKeys(trx, from, to) };
   });
 }

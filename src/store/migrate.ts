@@ -16,6 +16,7 @@ import { webhooks } from './migrations/0012-webhooks.js';
 import { actionIcons } from './migrations/0013-action-icons.js';
 import { notificationTemplates } from './migrations/0014-notification-templates.js';
 import { jobs } from './migrations/0015-jobs.js';
+import { workspaceState } from './migrations/0016-workspace-state.js';
 
 /** The one migration history of both stores, in order; a migration, once released, never changes. */
 const history: readonly (readonly [name: string, build: (dialect: Dialect) => Migration])[] = [
@@ -34,6 +35,7 @@ const history: readonly (readonly [name: string, build: (dialect: Dialect) => Mi
   ['0013-action-icons', () => actionIcons()],
   ['0014-notification-templates', notificationTemplates],
   ['0015-jobs', jobs],
+  ['0016-workspace-state', workspaceState],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

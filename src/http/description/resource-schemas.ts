@@ -1,4 +1,12 @@
-import { isNeverNull, isRequired, type Attribute, type Registry, type ResourceDeclaration, type ToOne } from '../../model/index.js';
+import {
+  allOperations,
+  isNeverNull,
+  isRequired,
+  type Attribute,
+  type Registry,
+  type ResourceDeclaration,
+  type ToOne,
+} from '../../model/index.js';
 
 export type Schema = Record<string, unknown>;
 
@@ -141,7 +149,6 @@ export function resourceSchemas(resource: ResourceDeclaration): Record<string, S
   const id = idSchema(resource);
   return {
     [`${name}Attributes`]: attributesSchema(resource, 'answer'),
-    [`${name}InputAttributes`]: attributesSchema(resource, 'request'),
     [`${name}Resource`]: {
       type: 'object',
       required: ['type', 'id', 'attributes', 'relationships'],
@@ -153,8 +160,14 @@ export function resourceSchemas(resource: ResourceDeclaration): Record<string, S
       },
     },
     // A create must send the required attributes and relationships; an update sends only what changes.
-    [`${name}CreateInput`]: inputSchema(resource, { attributes: requiredAttributes, relationships: requiredRelationships }),
-    [`${name}Input`]: inputSchema(resource, { attributes: [], relationships: [] }),
+    // Records only the server writes take neither.
+    ...(!(resource.operations ?? allOperations).some((operation) => operation === 'create' || operation === 'update')
+      ? {}
+      : {
+          [`${name}InputAttributes`]: attributesSchema(resource, 'request'),
+          [`${name}CreateInput`]: inputSchema(resource, { attributes: requiredAttributes, relationships: requiredRelationships }),
+          [`${name}Input`]: inputSchema(resource, { attributes: [], relationships: [] }),
+        }),
     [`${name}Document`]: {
       type: 'object',
       required: ['data'],

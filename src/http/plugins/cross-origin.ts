@@ -48,7 +48,7 @@ export const crossOrigin = fp(
       origin: (origin, callback) => {
         callback(null, origin !== undefined && allowed.has(origin));
       },
-      methods: ['GET', 'POST', 'PATCH', 'DELETE'],
+      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Cache-Control', 'If-Match', 'If-None-Match'],
       exposedHeaders,
       // The UI may send cookies (REACT_APP_TERRAKUBE_SEND_COOKIES) when a proxy in front needs them.

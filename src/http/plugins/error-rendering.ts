@@ -75,7 +75,10 @@ export function toApiError(error: FastifyError | Error): ApiError {
   const code = 'code' in error ? error.code : undefined;
   switch (code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError(413, { code: 'payload_too_large', detail: 'The request body is larger than 1 MiB.' });
+      return new ApiError(413, {
+        code: 'payload_too_large',
+        detail: 'The request body is larger than its route takes: 1 MiB, or STRATUM_STATE_MAX_MIB for a Terraform state.',
+      });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError(415, {
         code: 'unsupported_media_type',

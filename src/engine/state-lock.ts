@@ -1,0 +1,100 @@
+import type { Kysely } from 'kysely';
+import { ApiError, badRequest } from '../errors.js';
+import type { Database } from '../model/index.js';
+
+const lockTable = 'state_lock';
+
+/** The lock Terraform holds on a workspace's state: its ID, who took it, and the lock info it sent, as sent. */
+export interface StateLock {
+  id: string;
+  who: string;
+  info: string;
+  created: string;
+}
+
+/**
+ * A lock or unlock refused because another lock is held: the holder's lock info, which Terraform
+ * shows ("already locked"), and the status it is answered with (423 to a lock, 409 to an unlock).
+ */
+export class LockHeld extends Error {
+  constructor(
+    readonly holder: StateLock,
+    readonly status: 409 | 423,
+  ) {
+    super(`the state is locked by ${holder.id}`);
+  }
+}
+
+export async function readLock(db: Kysely<Database>, workspaceId: string): Promise<StateLock | undefined> {
+  const row = await db.selectFrom(lockTable).selectAll().where('workspace_id', '=', workspaceId).executeTakeFirst();
+  if (row === undefined) return undefined;
+  const info = String(row.info);
+  return { id: String(row.lock_id), who: whoOf(info), info, created: String(row.created_date) };
+}
+
+/** The ID of Terraform's lock info JSON (`{"ID": ..., "Who": ...}`); 400 for a body that is not one. */
+export function lockIdOf(info: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(info);
+  } catch {
+    throw badRequest('invalid_lock_info', 'The body is not Terraform lock info: it is not JSON.');
+  }
+  const id = typeof parsed === 'object' && parsed !== null ? (parsed as { ID?: unknown }).ID : undefined;
+  if (typeof id !== 'string' || id === '' || id.length > 256)
+    throw badRequest('invalid_lock_info', 'The body is not Terraform lock info: its "ID" is not a string of 1 to 256 characters.');
+  return id;
+}
+
+function whoOf(info: string): string {
+  try {
+    const who = (JSON.parse(info) as { Who?: unknown }).Who;
+    return typeof who === 'string' ? who : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Takes the lock, or throws LockHeld with the holder's (a lock already held under the same ID included). */
+export async function acquireLock(db: Kysely<Database>, workspaceId: string, info: string, lockedBy: string): Promise<void> {
+  const id = lockIdOf(info);
+  const inserted = await db
+    .insertInto(lockTable)
+    .values({ workspace_id: workspaceId, lock_id: id, info, locked_by: lockedBy, created_date: new Date().toISOString() })
+    .onConflict((conflict) => conflict.column('workspace_id').doNothing())
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return;
+  // Held already, under the same ID too: Terraform never locks twice with one ID, and taking it
+  // again would let two processes believe they hold one lock.
+  const held = await readLock(db, workspaceId);
+  if (held === undefined) throw new ApiError(409, { code: 'lock_contended', detail: 'The lock was released while it was taken; retry.' });
+  throw new LockHeld(held, 423);
+}
+
+/**
+ * Releases the lock: the holder's own unlock names its ID (409 with the holder's info when another
+ * is held); `force` releases whatever is held. Releasing a state that is not locked does nothing.
+ */
+export async function releaseLock(db: Kysely<Database>, workspaceId: string, id: string | undefined): Promise<void> {
+  const held = await readLock(db, workspaceId);
+  if (held === undefined) return;
+  if (id !== undefined && held.id !== id) throw new LockHeld(held, 409);
+  await db.deleteFrom(lockTable).where('workspace_id', '=', workspaceId).where('lock_id', '=', held.id).execute();
+}
+
+/** Why a state write is refused under the lock held (409), or undefined when it may go ahead. */
+export function lockConflict(held: StateLock | undefined, lockId: string | undefined): ApiError | undefined {
+  if (held === undefined) {
+    return lockId === undefined
+      ? undefined
+      : new ApiError(409, {
+          code: 'lock_not_held',
+          detail: `The state is not locked, so the lock ID ${lockId} the write names is not held (was it force-unlocked?); lock again and retry.`,
+        });
+  }
+  if (lockId === held.id) return undefined;
+  return new ApiError(409, {
+    code: 'state_locked',
+    detail: `The state is locked (ID ${held.id}, by ${held.who}, since ${held.created}); a write must name that lock's ID (?ID=).`,
+  });
+}

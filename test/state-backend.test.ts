@@ -1,0 +1,369 @@
+/**
+ * Terraform's http state backend as Stratum serves it: the protocol (lock, 423 with the holder's
+ * info, the lock ID on writes, Content-MD5), serial and lineage checks, every state a `history`
+ * record, the state sealed in the store, the web UI's state pages and rollback, who may reach
+ * state, job credentials, and the Terraform stand-in run against it end to end.
+ */
+import assert from 'node:assert/strict';
+import { createHash, randomUUID } from 'node:crypto';
+import { before, describe, it } from 'node:test';
+import { mintStateCredential } from '../src/auth/tokens.ts';
+import { data, literal } from './graphql-helpers.ts';
+import { assertError, createOrganization, createRecord, createWorkspace, describeEachStore, type Response } from './harness.ts';
+import { runStandIn, standInProject } from './state-backend-stand-in.ts';
+
+/** A Terraform state (format 4) holding a secret output and a resource, as Terraform writes one. */
+function stateText(serial: number, lineage: string, secret = 'pa55-s3cret'): string {
+  const state = {
+    version: 4,
+    terraform_version: '0.13.7',
+    serial,
+    lineage,
+    outputs: { password: { value: secret, type: 'string', sensitive: true }, name: { value: 'alpha', type: 'string' } },
+    resources: [
+      {
+        mode: 'managed',
+        type: 'null_resource',
+        name: 'greeting',
+        provider: 'provider["registry.terraform.io/hashicorp/null"]',
+        instances: [{ schema_version: 0, attributes: { id: '42', triggers: { name: 'alpha' } }, dependencies: [] }],
+      },
+    ],
+  };
+  return `${JSON.stringify(state, null, 2)}\n`;
+}
+
+const lockInfo = (id = randomUUID()) =>
+  JSON.stringify({
+    ID: id,
+    Operation: 'OperationTypeApply',
+    Info: '',
+    Who: 'tester@host',
+    Version: '0.13.7',
+    Created: new Date().toISOString(),
+    Path: '',
+  });
+
+const md5 = (text: string) => createHash('md5').update(text).digest('base64');
+const basic = (token: string) => `Basic ${Buffer.from(`stratum:${token}`).toString('base64')}`;
+
+describeEachStore('the Terraform http state backend', { env: { STRATUM_STATE_MAX_MIB: '2' } }, (context) => {
+  let organization: string;
+  let adminBasic: string;
+  const base = (workspace: string, org = organization) => `/tfstate/v1/organization/${org}/workspace/${workspace}`;
+  /** A backend request as Terraform sends it: Basic auth, and a body with its Content-MD5. */
+  const send = (method: string, path: string, body?: string, authorization = adminBasic, headers: Record<string, string> = {}) =>
+    context.server.request(method, path, {
+      token: null,
+      ...(body === undefined ? {} : { raw: body }),
+      headers: {
+        authorization,
+        ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-md5': md5(body) }),
+        ...headers,
+      },
+    });
+  const historyOf = async (workspace: string) => {
+    const response = await context.server.get(`/api/v1/organization/${organization}/workspace/${workspace}?include=history`);
+    assert.equal(response.status, 200, response.text);
+    return ((response.body.included ?? []) as { type: string; id: string; attributes: Record<string, unknown> }[])
+      .filter((record) => record.type === 'history')
+      .sort((a, b) => Number(a.attributes.serial) - Number(b.attributes.serial));
+  };
+  const team = (group: string, attributes: Record<string, unknown>) =>
+    createRecord(context.server, `/api/v1/organization/${organization}/team`, 'team', { name: group, ...attributes });
+
+  before(async () => {
+    organization = await createOrganization(context.server);
+    adminBasic = basic(context.server.adminToken);
+  });
+
+  describe('the protocol', () => {
+    let workspace: string;
+    const lineage = randomUUID();
+    const held = lockInfo();
+    before(async () => {
+      workspace = await createWorkspace(context.server, organization);
+    });
+
+    it('answers 204 while the workspace has no state', async () => {
+      assert.equal((await send('GET', `${base(workspace)}/state`)).status, 204);
+      assertError(await send('GET', `${base(workspace)}/state/terraform.tfstate`), 404);
+    });
+
+    it('locks, and answers a second lock 423 with the holder lock info', async () => {
+      assert.equal((await send('LOCK', `${base(workspace)}/lock`, held)).status, 200);
+      const again = await send('LOCK', `${base(workspace)}/lock`, lockInfo());
+      assert.equal(again.status, 423);
+      assert.deepEqual(again.body, JSON.parse(held));
+      assert.equal((await send('LOCK', `${base(workspace)}/lock`, held)).status, 423, 'the same ID again is refused too');
+    });
+
+    it('refuses a write without the lock ID, or with another, while locked (409)', async () => {
+      assertError(await send('POST', `${base(workspace)}/state`, stateText(1, lineage)), 409);
+      assertError(await send('POST', `${base(workspace)}/state?ID=${randomUUID()}`, stateText(1, lineage)), 409);
+    });
+
+    it('refuses a body whose Content-MD5 does not match (400)', async () => {
+      const text = stateText(1, lineage);
+      const id = JSON.parse(held).ID as string;
+      assertError(await send('POST', `${base(workspace)}/state?ID=${id}`, text, adminBasic, { 'content-md5': md5('other') }), 400);
+    });
+
+    it('writes under the lock ID; the state reads back byte for byte and becomes a history record', async () => {
+      const text = stateText(1, lineage);
+      const id = JSON.parse(held).ID as string;
+      assert.equal((await send('POST', `${base(workspace)}/state?ID=${id}`, text)).status, 200);
+      const read = await send('GET', `${base(workspace)}/state`);
+      assert.equal(read.status, 200);
+      assert.equal(read.text, text);
+      const [record] = await historyOf(workspace);
+      assert.ok(record !== undefined);
+      assert.equal(record.attributes.serial, 1);
+      assert.equal(record.attributes.lineage, lineage);
+      assert.equal(record.attributes.md5, createHash('md5').update(text).digest('hex'));
+      assert.equal(record.attributes.output, `${context.server.url}${base(workspace)}/state/${record.id}.json`);
+    });
+
+    it('refuses an unlock naming another lock (409 with the holder), and releases its own', async () => {
+      const other = await send('UNLOCK', `${base(workspace)}/lock`, lockInfo());
+      assert.equal(other.status, 409);
+      assert.equal(other.body.ID, JSON.parse(held).ID);
+      assert.equal((await send('UNLOCK', `${base(workspace)}/lock`, held)).status, 200);
+      assert.equal((await send('LOCK', `${base(workspace)}/lock`, lockInfo())).status, 200, 'free again');
+      assert.equal((await send('DELETE', `${base(workspace)}/lock`)).status, 200, 'force-unlocked');
+      assertError(await send('POST', `${base(workspace)}/state?ID=${JSON.parse(held).ID as string}`, stateText(2, lineage)), 409);
+    });
+
+    it('refuses an older serial, the same serial with other contents, and another lineage unless forced', async () => {
+      assert.equal((await send('POST', `${base(workspace)}/state`, stateText(3, lineage))).status, 200);
+      const older = assertError(await send('POST', `${base(workspace)}/state`, stateText(2, lineage)), 409);
+      assert.match(older[0]?.detail ?? '', /serial 2 is older than .* 3/);
+      assert.equal(
+        (await send('PUT', `${base(workspace)}/state`, stateText(3, lineage))).status,
+        200,
+        'a repeat is taken (PUT as update_method)',
+      );
+      assertError(await send('POST', `${base(workspace)}/state`, stateText(3, lineage, 'changed')), 409);
+      const other = randomUUID();
+      assert.match(assertError(await send('POST', `${base(workspace)}/state`, stateText(4, other)), 409)[0]?.detail ?? '', /lineage/);
+      assert.equal((await send('POST', `${base(workspace)}/state?force=true`, stateText(1, other))).status, 200);
+      assert.deepEqual(
+        (await historyOf(workspace)).map((record) => [record.attributes.serial, record.attributes.lineage]),
+        [
+          [1, lineage],
+          [1, other],
+          [3, lineage],
+        ],
+      );
+      assertError(await send('POST', `${base(workspace)}/state`, 'not json'), 400);
+      assertError(await send('POST', `${base(workspace)}/state`, '{"serial": -1, "lineage": "x"}'), 400);
+    });
+
+    it('takes states above the API body limit up to STRATUM_STATE_MAX_MIB, and refuses larger ones (413)', async () => {
+      const ws = await createWorkspace(context.server, organization);
+      const big = stateText(1, 'big', 'x'.repeat(1536 * 1024));
+      assert.equal((await send('POST', `${base(ws)}/state`, big)).status, 200);
+      assert.equal((await send('GET', `${base(ws)}/state`)).text, big);
+      const huge = stateText(2, 'big', 'x'.repeat(2560 * 1024));
+      assert.equal(assertError(await send('POST', `${base(ws)}/state`, huge), 413).length, 1);
+      assert.equal((await historyOf(ws)).length, 1);
+    });
+
+    it('keeps the state sealed in the store: no row holds its text', async () => {
+      const secret = `marker-${randomUUID()}`;
+      const ws = await createWorkspace(context.server, organization);
+      assert.equal((await send('POST', `${base(ws)}/state`, stateText(1, randomUUID(), secret))).status, 200);
+      const [record] = await historyOf(ws);
+      const rows = await context.server.query('select * from state_version where id = $1', [record?.id]);
+      assert.equal(rows.length, 1);
+      assert.doesNotMatch(JSON.stringify(rows), new RegExp(secret));
+      assert.doesNotMatch(JSON.stringify(rows), /null_resource/);
+      assert.doesNotMatch(
+        JSON.stringify(await context.server.query('select * from history where id = $1', [record?.id])),
+        new RegExp(secret),
+      );
+      const answer = await context.server.get(`/api/v1/organization/${organization}/workspace/${ws}/history/${record?.id}`);
+      assert.equal(answer.status, 200);
+      assert.doesNotMatch(answer.text, new RegExp(secret));
+    });
+  });
+
+  describe('the web UI pages and the API', () => {
+    let workspace: string;
+    let first: string;
+    before(async () => {
+      workspace = await createWorkspace(context.server, organization);
+      assert.equal((await send('POST', `${base(workspace)}/state`, stateText(1, 'lin', 'one'))).status, 200);
+      assert.equal((await send('POST', `${base(workspace)}/state`, stateText(2, 'lin', 'two'))).status, 200);
+      first = (await historyOf(workspace))[0]?.id ?? '';
+    });
+
+    it('serves a version in show -json form and raw, and the current state, to a bearer token', async () => {
+      const shown = await context.server.get(`${base(workspace)}/state/${first}.json`);
+      assert.equal(shown.status, 200, shown.text);
+      assert.equal(shown.body.values.outputs.password.value, 'one');
+      assert.equal(shown.body.values.outputs.password.sensitive, true);
+      assert.deepEqual(shown.body.values.root_module.resources[0], {
+        address: 'null_resource.greeting',
+        mode: 'managed',
+        type: 'null_resource',
+        name: 'greeting',
+        provider_name: 'registry.terraform.io/hashicorp/null',
+        schema_version: 0,
+        values: { id: '42', triggers: { name: 'alpha' } },
+        depends_on: [],
+      });
+      const raw = await context.server.get(`${base(workspace)}/state/${first}.raw.json`);
+      assert.equal(raw.text, stateText(1, 'lin', 'one'));
+      assert.equal((await context.server.get(`${base(workspace)}/state/terraform.tfstate`)).text, stateText(2, 'lin', 'two'));
+      assertError(await context.server.get(`${base(workspace)}/state/${randomUUID()}.json`), 404);
+      assertError(await context.server.get(`${base(workspace)}/state/${first}.txt`), 404);
+    });
+
+    it('rolls back to a version as a new history record with a higher serial', async () => {
+      const rolled: Response = await context.server.request('PUT', `${base(workspace)}/rollback/${first}.json`);
+      assert.equal(rolled.status, 201, rolled.text);
+      assert.equal(rolled.body.data.attributes.serial, 3);
+      const current = JSON.parse((await send('GET', `${base(workspace)}/state`)).text);
+      assert.equal(current.serial, 3);
+      assert.equal(current.outputs.password.value, 'one');
+      assert.equal((await historyOf(workspace)).length, 3);
+    });
+
+    it('lists history through GraphQL, and refuses to write it through the API', async () => {
+      const answer = await data(
+        context.server,
+        `{ workspace(ids: [${literal(workspace)}]) { edges { node { history { edges { node { id serial lineage md5 jobReference output } } } } } } }`,
+      );
+      assert.equal(answer.workspace.edges[0].node.history.edges.length, 3);
+      const path = `/api/v1/organization/${organization}/workspace/${workspace}/history`;
+      // No path writes one (405), and a write through another door meets its policy (403).
+      assertError(await context.server.post(path, { data: { type: 'history', attributes: { serial: 9 } } }), 405);
+      assertError(await context.server.delete(`${path}/${first}`), 405);
+      assertError(
+        await context.server.request('PATCH', `${path}/${first}/relationships/workspace`, {
+          body: { data: { type: 'workspace', id: workspace } },
+        }),
+        405,
+      );
+      const mutation = await context.server.post('/graphql/api/v1', {
+        query: `mutation { workspace(ids: [${literal(workspace)}]) { edges { node { history(op: DELETE, ids: [${literal(first)}]) { edges { node { id } } } } } } }`,
+      });
+      assert.match(mutation.text, /written by the state backend/);
+    });
+  });
+
+  describe('who reaches state', () => {
+    let workspace: string;
+    const path = () => `${base(workspace)}/state`;
+    before(async () => {
+      workspace = await createWorkspace(context.server, organization);
+      await send('POST', path(), stateText(1, 'x'));
+    });
+
+    it('refuses missing or bad credentials (401 with a Basic challenge)', async () => {
+      const none = await context.server.request('GET', path(), { token: null });
+      assert.equal(none.status, 401);
+      assert.match(none.headers.get('www-authenticate') ?? '', /^Basic/);
+      assert.equal((await send('GET', path(), undefined, basic('not-a-token'))).status, 401);
+      assert.equal((await send('GET', path(), undefined, `Basic ${Buffer.from('only-user').toString('base64')}`)).status, 401);
+    });
+
+    it('refuses readers (403), and another organization or an unknown workspace (404)', async () => {
+      const group = `readers-${randomUUID()}`;
+      await team(group, { role: 'read' });
+      const reader = basic(await context.server.token({ groups: [group] }));
+      assertError(await send('GET', path(), undefined, reader), 403);
+      assertError(await send('LOCK', `${base(workspace)}/lock`, lockInfo(), reader), 403);
+      const stranger = basic(await context.server.token({ groups: [`nobody-${randomUUID()}`] }));
+      assertError(await send('GET', path(), undefined, stranger), 404);
+      const foreign = await createOrganization(context.server);
+      assertError(await send('GET', `${base(workspace, foreign)}/state`), 404);
+      assertError(await send('GET', `${base(randomUUID())}/state`), 404);
+    });
+
+    it('serves a team with manageState, and a workspace or project grant with it', async () => {
+      const group = `state-${randomUUID()}`;
+      await team(group, { role: 'custom', manageState: true });
+      assert.equal((await send('GET', path(), undefined, basic(await context.server.token({ groups: [group] })))).status, 200);
+      const granted = `granted-${randomUUID()}`;
+      await createRecord(context.server, `/api/v1/organization/${organization}/workspace/${workspace}/access`, 'access', {
+        name: granted,
+        role: 'custom',
+        manageState: true,
+      });
+      assert.equal((await send('GET', path(), undefined, basic(await context.server.token({ groups: [granted] })))).status, 200);
+      const project = await createRecord(context.server, `/api/v1/organization/${organization}/project`, 'project', {
+        name: `p-${randomUUID()}`,
+      });
+      const inProject = await createWorkspace(context.server, organization);
+      await context.server.patch(`/api/v1/organization/${organization}/workspace/${inProject}/relationships/project`, {
+        data: { type: 'project', id: project },
+      });
+      const viaProject = `project-${randomUUID()}`;
+      await createRecord(context.server, `/api/v1/organization/${organization}/project/${project}/projectAccess`, 'project_access', {
+        name: viaProject,
+        role: 'write',
+      });
+      assert.equal(
+        (await send('GET', `${base(inProject)}/state`, undefined, basic(await context.server.token({ groups: [viaProject] })))).status,
+        204,
+      );
+    });
+
+    it('takes a job credential for its workspace alone, and nowhere else', async () => {
+      const credential = await mintStateCredential(context.server.signer, {
+        organizationId: organization,
+        workspaceId: workspace,
+        jobReference: '7',
+      });
+      const info = lockInfo();
+      assert.equal((await send('LOCK', `${base(workspace)}/lock`, info, basic(credential))).status, 200);
+      assert.equal((await send('POST', `${path()}?ID=${JSON.parse(info).ID as string}`, stateText(2, 'x'), basic(credential))).status, 200);
+      assertError(await send('DELETE', `${base(workspace)}/lock`, undefined, basic(credential)), 403);
+      assert.equal((await send('UNLOCK', `${base(workspace)}/lock`, info, basic(credential))).status, 200);
+      const latest = (await historyOf(workspace)).at(-1);
+      assert.ok(latest !== undefined);
+      assert.equal(latest.attributes.jobReference, '7');
+      assert.equal(latest.attributes.createdBy, 'job:7');
+      const other = await createWorkspace(context.server, organization);
+      assertError(await send('GET', `${base(other)}/state`, undefined, basic(credential)), 403);
+      assert.equal((await context.server.get(`/api/v1/organization/${organization}`, { token: credential })).status, 401);
+    });
+  });
+
+  describe('Terraform (the stand-in) against Stratum', () => {
+    it('runs init, plan and apply through the http backend, recording the state it writes', { timeout: 120_000 }, async () => {
+      const workspace = await createWorkspace(context.server, organization);
+      const project = standInProject();
+      const env = {
+        TF_HTTP_ADDRESS: `${context.server.url}${base(workspace)}/state`,
+        TF_HTTP_LOCK_ADDRESS: `${context.server.url}${base(workspace)}/lock`,
+        TF_HTTP_UNLOCK_ADDRESS: `${context.server.url}${base(workspace)}/lock`,
+        TF_HTTP_USERNAME: 'stratum',
+        TF_HTTP_PASSWORD: context.server.adminToken,
+        TF_VAR_name: 'alpha',
+      };
+      for (const args of [
+        ['init', '-input=false', '-no-color'],
+        ['plan', '-input=false', '-no-color', '-out=plan.bin'],
+        ['apply', '-input=false', '-no-color', 'plan.bin'],
+      ]) {
+        const run = await runStandIn(project, args, env);
+        assert.equal(run.code, 0, `${args[0] ?? ''}: ${run.stderr}`);
+      }
+      const records = await historyOf(workspace);
+      assert.equal(records.length, 1, 'the apply wrote one state');
+      const state = JSON.parse((await send('GET', `${base(workspace)}/state`)).text);
+      assert.equal(records[0]?.attributes.serial, state.serial);
+      assert.equal(records[0]?.attributes.lineage, state.lineage);
+      assert.equal(state.outputs.greeting.value, 'hello alpha');
+      const held = await send('LOCK', `${base(workspace)}/lock`, lockInfo());
+      assert.equal(held.status, 200, 'the stand-in left no lock behind');
+      const locked = await runStandIn(project, ['plan', '-input=false', '-no-color'], env);
+      assert.notEqual(locked.code, 0);
+      assert.match(locked.stderr, /already locked/);
+      assert.equal((await send('DELETE', `${base(workspace)}/lock`)).status, 200);
+    });
+  });
+});

@@ -249,7 +249,7 @@ describeEachStore('the Terraform http state backend', { env: { STRATUM_STATE_MAX
       const mutation = await context.server.post('/graphql/api/v1', {
         query: `mutation { workspace(ids: [${literal(workspace)}]) { edges { node { history(op: DELETE, ids: [${literal(first)}]) { edges { node { id } } } } } } }`,
       });
-      assert.match(mutation.text, /written by the state backend/);
+      assert.match(mutation.text, /made and changed by the server/);
     });
   });
 

@@ -4,7 +4,7 @@ import { Authenticator } from './auth/authenticator.js';
 import { OidcVerifier } from './auth/oidc.js';
 import { TokenSigner } from './auth/tokens.js';
 import type { Config } from './config.js';
-import { Engine } from './engine/index.js';
+import { Engine, type Announcement } from './engine/index.js';
 import { adminTokenRoutes } from './http/routes/admin-token-routes.js';
 import { arrival } from './http/plugins/arrival.js';
 import { AllowedMethods } from './http/plugins/allowed-methods.js';
@@ -44,6 +44,7 @@ import { routesOf } from './jsonapi/routes.js';
 import type { Logger } from './log.js';
 import { atomicExample, resourceExamples } from './resources/examples.js';
 import {
+  jobStatusTopic,
   liveChannelRecords,
   notificationRecords,
   permissionScopes,
@@ -56,7 +57,7 @@ import {
 } from './resources/index.js';
 import type { SecretCipher } from './secrets/cipher.js';
 import type { Store } from './store/database.js';
-import { localJobEvents, postgresJobEvents } from './runs/job-events.js';
+import { jobStatusEventOf, localJobEvents, postgresJobEvents } from './runs/job-events.js';
 import { withStatementLog } from './store/statement-log.js';
 import { packageVersion } from './version.js';
 
@@ -122,11 +123,25 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
   const routes = routesOf(registry);
   const signer = new TokenSigner(signingKey, config.adminGroup);
   const apiTokens = new ApiTokens(store.db, signer, log, config.personalTokenMaxDays);
-  const engine = new Engine({ registry, recordPolicies, tokenPolicies, apiTokens, store, cipher, responseMemory: config.responseMemory });
-  const oidc = config.oidc === undefined ? undefined : new OidcVerifier(config.oidc, config.adminGroup);
-  const authenticator = new Authenticator(signer, apiTokens, oidc);
   const jobEvents =
     config.databaseUrl === undefined ? localJobEvents() : postgresJobEvents(config.databaseUrl, (message) => log.warn(message));
+  // A job's status change, once committed, goes to the live channel of every replica.
+  const announce = ({ topic, payload }: Announcement) => {
+    const event = topic === jobStatusTopic ? jobStatusEventOf(payload) : undefined;
+    if (event !== undefined) jobEvents.publish(event).catch((error: unknown) => log.warn({ err: error }, 'a job event was not sent'));
+  };
+  const engine = new Engine({
+    registry,
+    recordPolicies,
+    tokenPolicies,
+    apiTokens,
+    store,
+    cipher,
+    responseMemory: config.responseMemory,
+    announce,
+  });
+  const oidc = config.oidc === undefined ? undefined : new OidcVerifier(config.oidc, config.adminGroup);
+  const authenticator = new Authenticator(signer, apiTokens, oidc);
   const notifier = new Notifier(
     store.db,
     new Destinations(config.outbound.allow),

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { createOrganization, createWorkspace, describeEachStore } from './harness.ts';
+import { createOrganization, createRecord, createTemplate, createWorkspace, describeEachStore } from './harness.ts';
 
 const workspaceSubscription = `
   subscription OnJobStatusChanged($workspaceId: ID!) {
@@ -75,6 +75,69 @@ describeEachStore('live channel', (context) => {
       assert.equal(event.code, 4403, `${String(token)}: ${event.reason}`);
       await made.dispose();
     }
+  });
+
+  it("sends a job's status changes to the subscribers of its workspace and of its organization, and nothing of other workspaces", async () => {
+    const template = await createTemplate(context.server, organization, {
+      tcl: Buffer.from('flow:\n  - type: terraformPlan\n    step: 100\n').toString('base64'),
+    });
+    const other = await createWorkspace(context.server, organization);
+    const { client: made } = client(context.server.url, context.server.adminToken);
+    const received = { workspace: [] as unknown[], organization: [] as unknown[], other: [] as unknown[] };
+    const listen = (query: string, variables: Record<string, string>, into: unknown[]) =>
+      made.subscribe(
+        { query, variables },
+        { next: (value) => into.push(value.data), error: (error) => into.push(error), complete: () => undefined },
+      );
+    const stops = [
+      listen(workspaceSubscription, { workspaceId: workspace }, received.workspace),
+      listen(
+        'subscription ($id: ID!) { organizationJobStatusChanged(organizationId: $id) { jobId workspaceId status } }',
+        { id: organization },
+        received.organization,
+      ),
+      listen(workspaceSubscription, { workspaceId: other }, received.other),
+    ];
+    const runNow = (on: string) =>
+      createRecord(
+        context.server,
+        `/api/v1/organization/${organization}/job`,
+        'job',
+        { templateReference: template, overrideBranch: '', via: 'UI', targetAddrs: [], replaceAddrs: [] },
+        { relationships: { workspace: { data: { type: 'workspace', id: on } } } },
+      );
+    const settle = async (done: () => boolean) => {
+      for (let tries = 0; tries < 250 && !done(); tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    // The protocol does not acknowledge a subscription: jobs are started until each subscription has heard one.
+    for (const [on, into] of [
+      [workspace, received.workspace],
+      [workspace, received.organization],
+      [other, received.other],
+    ] as const) {
+      for (let attempt = 0; into.length === 0; attempt++) {
+        assert.ok(attempt < 10, 'no job event was heard');
+        await runNow(on);
+        await settle(() => into.length > 0);
+      }
+    }
+    const job = await runNow(workspace);
+    const cancelled = await context.server.request('PATCH', `/api/v1/organization/${organization}/job/${job}`, {
+      body: { data: { type: 'job', id: job, attributes: { status: 'cancelled' } } },
+    });
+    assert.equal(cancelled.status, 204, cancelled.text);
+    // Only the events of this job: late ones of the warm-up jobs may still arrive.
+    const of = (list: unknown[], field: string) =>
+      list.map((data) => (data as Record<string, { jobId: number }>)[field]).filter((event) => event?.jobId === Number(job));
+    await settle(
+      () => of(received.workspace, 'jobStatusChanged').length >= 2 && of(received.organization, 'organizationJobStatusChanged').length >= 2,
+    );
+    const expected = ['pending', 'cancelled'].map((status) => ({ jobId: Number(job), workspaceId: workspace, status }));
+    assert.deepEqual(of(received.workspace, 'jobStatusChanged'), expected);
+    assert.deepEqual(of(received.organization, 'organizationJobStatusChanged'), expected);
+    assert.deepEqual(of(received.other, 'jobStatusChanged'), []);
+    for (const stop of stops) stop();
+    await made.dispose();
   });
 
   it("refuses a subscription to another organization's workspace or organization as not found, and keeps the connection", async () => {

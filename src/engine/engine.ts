@@ -11,7 +11,7 @@ import { QueryShapes } from '../store/query-shapes.js';
 import type { QueryShape } from './query-shapes.js';
 import { ResponseMemory } from './response-memory.js';
 import { buildShape } from './shaped-queries.js';
-import type { EngineParts, Scope } from './scope.js';
+import type { Announcement, EngineParts, Scope } from './scope.js';
 import { openedRecord } from './seal.js';
 import { Session } from './session.js';
 
@@ -28,6 +28,8 @@ export interface EngineDependencies {
   apiTokens: ApiTokens | undefined;
   /** The memory the records of answers may hold: `perAnswer` bytes each, `total` together. */
   responseMemory: { perAnswer: number; total: number };
+  /** Hears what writes announce (a job's status changed), after they commit; nobody by default. */
+  announce?: (announcement: Announcement) => void;
 }
 
 /**
@@ -38,7 +40,7 @@ export class Engine {
   readonly registry: Registry;
   private readonly parts: EngineParts;
 
-  constructor({ registry, recordPolicies, tokenPolicies, apiTokens, store, cipher, responseMemory }: EngineDependencies) {
+  constructor({ registry, recordPolicies, tokenPolicies, apiTokens, store, cipher, responseMemory, announce }: EngineDependencies) {
     this.registry = registry;
     const parts: EngineParts = {
       registry,
@@ -48,6 +50,7 @@ export class Engine {
       cipher,
       memory: new ResponseMemory(responseMemory.perAnswer, responseMemory.total),
       shapes: new QueryShapes(store, (shape: QueryShape, values) => buildShape(parts, shape, values)),
+      announce: announce ?? (() => undefined),
     };
     this.parts = parts;
   }

@@ -23,6 +23,14 @@ export interface EngineParts {
   tokens: ApiTokens | undefined;
   /** The hottest queries, compiled once per shape for this store. */
   shapes: QueryShapes<QueryShape>;
+  /** Hears what writes announce, once their transaction has committed. */
+  announce: (announcement: Announcement) => void;
+}
+
+/** Something a write says happened (a job's status changed), for whoever listens beyond the store. */
+export interface Announcement {
+  topic: string;
+  payload: Readonly<Record<string, unknown>>;
 }
 
 /** What the SQL of a query is built from: the declarations, who may read global records, and the store's handle and dialect. */
@@ -43,6 +51,8 @@ export interface Scope {
   db: Kysely<Database>;
   /** The memory the rows of this caller's answer hold; the transport releases it once the answer is built. */
   budget: ResponseBudget;
+  /** What the write in progress announced, heard once it commits; undefined outside a write. */
+  heard?: Announcement[];
 }
 
 /**
@@ -72,8 +82,18 @@ export async function inWrite<T>(
 ): Promise<T> {
   try {
     if (scope.db.isTransaction) return await work(scope);
-    if (!atomic) return await retryOnContention(() => work(scope));
-    return await retryOnContention(() => scope.db.transaction().execute((trx) => work({ ...scope, db: trx })));
+    // What the write announces is heard after it committed, once, whatever attempts it took; never
+    // when it failed.
+    const heard: Announcement[] = [];
+    const attempt = (given: Scope) => {
+      heard.length = 0;
+      return work({ ...given, heard });
+    };
+    const result = atomic
+      ? await retryOnContention(() => scope.db.transaction().execute((trx) => attempt({ ...scope, db: trx })))
+      : await retryOnContention(() => attempt(scope));
+    for (const announcement of heard) scope.engine.announce(announcement);
+    return result;
   } catch (error) {
     throw databaseApiError(error, resource) ?? error;
   }

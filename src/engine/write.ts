@@ -200,6 +200,10 @@ function writeContext(tx: Scope, tenantId: TenantId, now: string): WriteContext 
         .limit(1)
         .executeTakeFirst(),
     withSecrets: async (resource, id) => openedRecord(tx, resource, id, await tenantId()),
+    announce: (topic, payload) => {
+      if (tx.heard === undefined) throw new Error(`${topic} was announced outside a write`);
+      tx.heard.push({ topic, payload });
+    },
   };
 }
 

@@ -41,6 +41,8 @@ export interface WriteContext extends SecretReader {
   set(resource: ResourceDeclaration, id: string, values: AttributeValues): Promise<void>;
   /** The newest record of `resource` (by creation) whose `column` holds `value`, as stored: what a hook keeps another record in step with. */
   newest(resource: ResourceDeclaration, column: string, value: string): Promise<Row | undefined>;
+  /** Says something happened (a job's status changed): heard beyond the store once the write commits, never if it fails. */
+  announce(topic: string, payload: Readonly<Record<string, unknown>>): void;
 }
 
 /** One create or update on its way to the database, before secrets are sealed. */

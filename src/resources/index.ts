@@ -35,6 +35,7 @@ export { recordPolicies, tokenPolicies } from './policies.js';
 export { permissionScopes, unmodeledRecords } from './terrakube-compat.js';
 export { registryRecords } from './registry-protocol.js';
 export { notificationRecords } from './notification.js';
+export { jobStatusTopic } from './job-status.js';
 export { stateRecords } from './history.js';
 
 /** The records whose job events the live channel serves. */

@@ -36,6 +36,9 @@ const clientMoves: Readonly<Record<string, { from: readonly RunStatus[]; needs?:
   cancelled: { from: ['pending', 'queue', 'waitingApproval', 'approved', 'running'] },
 };
 
+/** What a job's status change is announced as, once it has committed: the job, its workspace, organization and template, and the status. */
+export const jobStatusTopic = 'job status';
+
 /** A change of a job's status: the job as stored before it, and the status it takes. */
 export interface JobStatusChange {
   job: Row;
@@ -63,6 +66,13 @@ export async function changeJobStatus(
   const newest = await context.newest(records.job, 'workspace_id', workspaceId);
   if (newest === undefined || String(newest.id) === id)
     await context.set(records.workspace, workspaceId, { lastJobStatus: change.to, lastJobDate: new Date().toISOString() });
+  context.announce(jobStatusTopic, {
+    jobId: Number(id),
+    workspaceId,
+    organizationId: String(change.job.organization_id),
+    templateId: String(change.job.template_reference),
+    status: change.to,
+  });
 }
 
 /**

@@ -41,15 +41,20 @@ export function localJobEvents(): JobEvents {
 
 const channel = 'stratum_job_status';
 
-/** Whether a text read from the channel is an event, as this service writes them. */
+/** The event a value holds (an announcement's payload, a message of the channel); undefined when it holds none. */
+export function jobStatusEventOf(value: unknown): JobStatusEvent | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const { jobId, workspaceId, organizationId, status } = value as Partial<Record<keyof JobStatusEvent, unknown>>;
+  if (typeof jobId !== 'number' || typeof workspaceId !== 'string' || typeof organizationId !== 'string' || typeof status !== 'string') {
+    return undefined;
+  }
+  return { jobId, workspaceId, organizationId, status };
+}
+
+/** An event as a text read from the channel carries it. */
 function eventOf(payload: string | undefined): JobStatusEvent | undefined {
   try {
-    const value = JSON.parse(payload ?? '') as Partial<JobStatusEvent>;
-    const { jobId, workspaceId, organizationId, status } = value;
-    if (typeof jobId !== 'number' || typeof workspaceId !== 'string' || typeof organizationId !== 'string' || typeof status !== 'string') {
-      return undefined;
-    }
-    return { jobId, workspaceId, organizationId, status };
+    return jobStatusEventOf(JSON.parse(payload ?? ''));
   } catch {
     return undefined;
   }

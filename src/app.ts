@@ -37,6 +37,7 @@ import { lockMethods, stateRoutes } from './http/routes/state-routes.js';
 import { notificationRoutes } from './http/routes/notification-routes.js';
 import { subscriptions } from './http/routes/subscriptions.js';
 import { Notifier } from './notifications/deliveries.js';
+import { JobNotifications } from './notifications/job-notifications.js';
 import { Destinations } from './outbound/destinations.js';
 import { refuseNulInUrl } from './http/plugins/url-check.js';
 import { AtomicOperations } from './jsonapi/atomic.js';
@@ -57,7 +58,7 @@ import {
 } from './resources/index.js';
 import type { SecretCipher } from './secrets/cipher.js';
 import type { Store } from './store/database.js';
-import { jobStatusEventOf, localJobEvents, postgresJobEvents } from './runs/job-events.js';
+import { jobStatusListener, localJobEvents, postgresJobEvents } from './runs/job-events.js';
 import { withStatementLog } from './store/statement-log.js';
 import { packageVersion } from './version.js';
 
@@ -125,10 +126,14 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
   const apiTokens = new ApiTokens(store.db, signer, log, config.personalTokenMaxDays);
   const jobEvents =
     config.databaseUrl === undefined ? localJobEvents() : postgresJobEvents(config.databaseUrl, (message) => log.warn(message));
-  // A job's status change, once committed, goes to the live channel of every replica.
+  // A job's status change, once committed, goes to the live channel of every replica and to its notifications.
+  const jobStatusHeard = jobStatusListener(
+    jobEvents,
+    { deliver: (change) => jobNotifications.deliver(change) },
+    (error, what) => log.warn({ err: error }, what),
+  );
   const announce = ({ topic, payload }: Announcement) => {
-    const event = topic === jobStatusTopic ? jobStatusEventOf(payload) : undefined;
-    if (event !== undefined) jobEvents.publish(event).catch((error: unknown) => log.warn({ err: error }, 'a job event was not sent'));
+    if (topic === jobStatusTopic) jobStatusHeard(payload);
   };
   const engine = new Engine({
     registry,
@@ -147,6 +152,19 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
     new Destinations(config.outbound.allow),
     { timeoutMs: config.outbound.timeoutMs, maxAnswerBytes: 64 * 1024, maxRequestBytes: 256 * 1024 },
     config.outbound.deliveriesKept,
+  );
+  const jobNotifications = new JobNotifications(
+    store.db,
+    notifier,
+    { ...notificationRecords, ...liveChannelRecords },
+    async (organizationId, configurationId) => {
+      const service = engine.asService();
+      try {
+        return await service.secrets(organizationId).withSecrets(notificationRecords.configuration, configurationId);
+      } finally {
+        service.session.close();
+      }
+    },
   );
   const tokenEndpoints = [
     ...tokenRoutes(engine, permissionScopes),

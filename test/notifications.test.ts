@@ -762,6 +762,80 @@ describeEachStore(
       }
     });
 
+    it("delivers a job's status changes to the configurations with a trigger on that status, narrowed to its template or to none, signed", async () => {
+      const ownWorkspace = await createWorkspace(context.server, organization);
+      const plan = await createTemplate(context.server, organization, {
+        tcl: Buffer.from('flow:\n  - type: terraformPlan\n    step: 100\n').toString('base64'),
+      });
+      const other = await createTemplate(context.server, organization);
+      const trigger = async (id: string, jobStatus: string) => {
+        const response = await context.server.request('POST', `/api/v1/notification_configuration/${id}/triggers`, {
+          body: { data: { type: 'notification_trigger', attributes: { jobStatus } } },
+          headers: jsonApi,
+        });
+        assert.equal(response.status, 201, response.text);
+      };
+      const narrow = async (id: string, templates: string[]) => {
+        const response = await context.server.request('PATCH', `/api/v1/notification_configuration/${id}/relationships/templates`, {
+          body: { data: templates.map((templateId) => ({ type: 'template', id: templateId })) },
+          headers: jsonApi,
+        });
+        assert.equal(response.status, 204, response.text);
+      };
+      const tag = randomUUID();
+      const own = await created(
+        { destinationUrl: `${receiver.url}/ok?job=${tag}&to=own`, signingSecret: 'job secret' },
+        { workspace: ownWorkspace },
+      );
+      await trigger(own, 'pending');
+      await trigger(own, 'cancelled');
+      const everyone = await created({ destinationUrl: `${receiver.url}/ok?job=${tag}&to=everyone` });
+      await trigger(everyone, 'cancelled');
+      await narrow(everyone, [plan]);
+      const elsewhere = await created({ destinationUrl: `${receiver.url}/ok?job=${tag}&to=elsewhere` });
+      await trigger(elsewhere, 'cancelled');
+      await narrow(elsewhere, [other]);
+      const inactive = await created({ destinationUrl: `${receiver.url}/ok?job=${tag}&to=inactive`, active: false });
+      await trigger(inactive, 'pending');
+
+      const job = await createRecord(
+        context.server,
+        `/api/v1/organization/${organization}/job`,
+        'job',
+        { templateReference: plan, overrideBranch: '', via: 'UI', targetAddrs: [], replaceAddrs: [] },
+        { relationships: { workspace: { data: { type: 'workspace', id: ownWorkspace } } } },
+      );
+      const cancelled = await context.server.request('PATCH', `/api/v1/organization/${organization}/job/${job}`, {
+        body: { data: { type: 'job', id: job, attributes: { status: 'cancelled' } } },
+      });
+      assert.equal(cancelled.status, 204, cancelled.text);
+      const heard = () => receiver.received.filter((message) => message.path.includes(`job=${tag}`));
+      for (let tries = 0; tries < 250 && heard().length < 3; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const messages = heard().map((message) => ({
+        to: new URL(message.path, 'http://x').searchParams.get('to'),
+        body: JSON.parse(message.body),
+      }));
+      assert.deepEqual(messages.map((message) => message.to).sort(), ['everyone', 'own', 'own']);
+      for (const message of messages) assert.equal(message.body.jobId, Number(job), JSON.stringify(message.body));
+      const signed = heard().filter((message) => message.path.endsWith('to=own'));
+      for (const message of signed)
+        assert.equal(message.headers['x-terrakube-signature'], createHmac('sha256', 'job secret').update(message.body).digest('hex'));
+      // Recorded under the job's workspace, the organization-wide one too.
+      const deliveries = (await context.server.get(`/notification/v1/workspace/${ownWorkspace}/deliveries`)).body as Record<
+        string,
+        unknown
+      >[];
+      assert.deepEqual(
+        deliveries.map((delivery) => [delivery.event, delivery.jobId, delivery.status]),
+        [
+          ['job', Number(job), 'SENT'],
+          ['job', Number(job), 'SENT'],
+          ['job', Number(job), 'SENT'],
+        ],
+      );
+    });
+
     it('lets a grant with manageWorkspace on a workspace manage that workspace’s configurations, and no others', async () => {
       const group = `contractors-${randomUUID()}`;
       await createRecord(context.server, `/api/v1/organization/${organization}/workspace/${workspace}/access`, 'access', {

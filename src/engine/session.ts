@@ -3,7 +3,6 @@ import type { TokenRecord, TokenView } from '../auth/token-views.js';
 import type { TrackedKind } from '../auth/tokens.js';
 import { ApiError } from '../errors.js';
 import type { ListingRelationship, ResourceDeclaration, Row, StateRecords, ToOne } from '../model/index.js';
-import { databaseApiError, retryOnContention } from '../store/failures.js';
 import { countUse } from './counts.js';
 import { loadIncluded, type IncludeResult } from './include.js';
 import type { InputReader } from './input.js';
@@ -24,7 +23,7 @@ import {
   type NamedRelationship,
   type RelationshipContent,
 } from './relationships.js';
-import type { Scope } from './scope.js';
+import { inWrite, type Scope } from './scope.js';
 import type { StateAccess, StatePlace } from './state-access.js';
 import { WorkspaceState } from './state.js';
 import { issueToken, listEveryToken, listTokens, revokeAnyToken, revokeToken, type IssuedToken } from './tokens.js';
@@ -188,11 +187,7 @@ export class Session {
    */
   async batch<T>(work: (session: Session) => Promise<T>): Promise<T> {
     if (this.scope.db.isTransaction) return work(this);
-    try {
-      return await retryOnContention(() => this.scope.db.transaction().execute((db) => work(new Session({ ...this.scope, db }))));
-    } catch (error) {
-      throw databaseApiError(error) ?? error;
-    }
+    return inWrite(this.scope, undefined, true, (scope) => work(new Session(scope)));
   }
 
   /**

@@ -111,6 +111,7 @@ function destinationProblem(value: string): string | undefined {
  */
 export const notificationRecords = {
   configuration: notificationConfiguration,
+  trigger: notificationTrigger,
   workspaceLink: 'workspace',
   channelTypes,
   templates: templateNarrowing,

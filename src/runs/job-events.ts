@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
+import type { JobNotifications } from '../notifications/job-notifications.js';
 
 /** A job's status changed: what the live channel sends, as Terrakube's `JobStatusEvent` names it. */
 export interface JobStatusEvent {
@@ -49,6 +50,25 @@ export function jobStatusEventOf(value: unknown): JobStatusEvent | undefined {
     return undefined;
   }
   return { jobId, workspaceId, organizationId, status };
+}
+
+/**
+ * What hears a job's status change once it has committed: the live channel (every replica's), and
+ * the notifications configured for that status (delivered by the replica that made the change).
+ */
+export function jobStatusListener(
+  events: JobEvents,
+  notifications: Pick<JobNotifications, 'deliver'>,
+  warn: (error: unknown, what: string) => void,
+): (payload: unknown) => void {
+  return (payload) => {
+    const event = jobStatusEventOf(payload);
+    if (event === undefined) return;
+    events.publish(event).catch((error: unknown) => warn(error, 'a job event was not sent'));
+    const templateId = (payload as { templateId?: unknown }).templateId;
+    if (typeof templateId === 'string')
+      notifications.deliver({ ...event, templateId }).catch((error: unknown) => warn(error, "a job's notifications were not delivered"));
+  };
 }
 
 /** An event as a text read from the channel carries it. */

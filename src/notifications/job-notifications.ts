@@ -1,0 +1,101 @@
+import { sql, type Kysely } from 'kysely';
+import { columnOf, type Database, type ManyToMany, type ResourceDeclaration, type Row } from '../model/index.js';
+import type { DeliveryTarget, Notifier } from './deliveries.js';
+import { appliesToTemplateCondition } from './narrowing.js';
+
+/** A job's status change, as it is announced once committed. */
+export interface JobStatusChange {
+  jobId: number;
+  workspaceId: string;
+  organizationId: string;
+  templateId: string;
+  status: string;
+}
+
+/** The records a job's notifications are found in: configurations, their triggers, and the templates they are narrowed to. */
+export interface JobNotificationRecords {
+  configuration: ResourceDeclaration;
+  trigger: ResourceDeclaration;
+  templates: ManyToMany;
+  organization: ResourceDeclaration;
+  workspace: ResourceDeclaration;
+}
+
+/**
+ * Delivers the notifications of a job's status change: every active configuration of its
+ * organization (organization-wide, or of its workspace) with a trigger on that status, and not
+ * narrowed to other templates than the job's. Each delivery is recorded under the job's workspace,
+ * where the workspace's deliveries list shows it and a failed one is retried. `open` gives a
+ * configuration with its signing secret opened.
+ */
+export class JobNotifications {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly notifier: Notifier,
+    private readonly records: JobNotificationRecords,
+    private readonly open: (organizationId: string, configurationId: string) => Promise<Row | undefined>,
+  ) {}
+
+  async deliver(change: JobStatusChange): Promise<void> {
+    const { configuration, trigger } = this.records;
+    const workspaceColumn = this.linkColumn(configuration, 'workspace');
+    const organizationColumn = this.linkColumn(configuration, 'organization');
+    const triggerColumn = this.linkColumn(trigger, 'configuration');
+    const statusColumn = columnOf('jobStatus');
+    const found = await this.db
+      .selectFrom(`${configuration.table} as c`)
+      .select('c.id')
+      .where(`c.${organizationColumn}`, '=', change.organizationId)
+      .where((eb) => eb.or([eb(`c.${workspaceColumn}`, 'is', null), eb(`c.${workspaceColumn}`, '=', change.workspaceId)]))
+      .where(
+        sql<boolean>`exists (select 1 from ${sql.table(trigger.table)} t where t.${sql.ref(triggerColumn)} = c.id and t.${sql.ref(statusColumn)} = ${change.status})`,
+      )
+      .where(appliesToTemplateCondition(this.records.templates, 'c', change.templateId))
+      .execute();
+    if (found.length === 0) return;
+    const names = await this.names(change);
+    for (const { id } of found) {
+      const row = await this.open(change.organizationId, String(id));
+      if (row === undefined || Number(row[columnOf('active')]) !== 1) continue;
+      const target: DeliveryTarget = {
+        id: String(row.id),
+        workspaceId: change.workspaceId,
+        name: String(row[columnOf('name')]),
+        channelType: String(row[columnOf('channelType')]),
+        destinationUrl: String(row[columnOf('destinationUrl')]),
+        messageStyle: row[columnOf('messageStyle')] === 'SIMPLE' ? 'SIMPLE' : 'DETAILED',
+        signingSecret: typeof row[columnOf('signingSecret')] === 'string' ? String(row[columnOf('signingSecret')]) : null,
+        active: true,
+      };
+      await this.notifier.deliver(target, {
+        kind: 'job',
+        organization: names.organization,
+        workspace: names.workspace,
+        jobId: change.jobId,
+        status: change.status,
+        runUrl: null,
+        workspaceUrl: null,
+        commitId: null,
+        failureReason: null,
+      });
+    }
+  }
+
+  private linkColumn(resource: ResourceDeclaration, name: string): string {
+    const link = resource.relationships[name];
+    if (link?.kind !== 'toOne') throw new Error(`${resource.type} has no to-one relationship ${name}`);
+    return link.column;
+  }
+
+  private async names(change: JobStatusChange): Promise<{ organization: string; workspace: string | null }> {
+    const { organization, workspace } = this.records;
+    const nameOf = async (resource: ResourceDeclaration, id: string) => {
+      const row = await this.db.selectFrom(resource.table).select(columnOf('name')).where('id', '=', id).executeTakeFirst();
+      return row === undefined ? undefined : String(row[columnOf('name')]);
+    };
+    return {
+      organization: (await nameOf(organization, change.organizationId)) ?? change.organizationId,
+      workspace: (await nameOf(workspace, change.workspaceId)) ?? null,
+    };
+  }
+}

@@ -127,10 +127,8 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
   const jobEvents =
     config.databaseUrl === undefined ? localJobEvents() : postgresJobEvents(config.databaseUrl, (message) => log.warn(message));
   // A job's status change, once committed, goes to the live channel of every replica and to its notifications.
-  const jobStatusHeard = jobStatusListener(
-    jobEvents,
-    { deliver: (change) => jobNotifications.deliver(change) },
-    (error, what) => log.warn({ err: error }, what),
+  const jobStatusHeard = jobStatusListener(jobEvents, { deliver: (change) => jobNotifications.deliver(change) }, (error, what) =>
+    log.warn({ err: error }, what),
   );
   const announce = ({ topic, payload }: Announcement) => {
     if (topic === jobStatusTopic) jobStatusHeard(payload);

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { assembleVariables, hclString, terraformVariablesFile, type RunVariable } from '../src/runs/run-variables.ts';
-import { StateBackendRecorder } from './state-backend-recorder.ts';
+import { StateBackendRecorder, terraformEnvironment } from './state-backend-recorder.ts';
 
 const plain = (key: string, value: string, more: Partial<RunVariable> = {}): RunVariable => ({
   key,
@@ -113,20 +113,7 @@ describe('run variables', () => {
     const recorder = new StateBackendRecorder('stratum', 'password');
     const url = await recorder.start();
     try {
-      const environment = {
-        PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`,
-        HOME: directory,
-        CHECKPOINT_DISABLE: '1',
-        TF_IN_AUTOMATION: '1',
-        TF_HTTP_ADDRESS: `${url}/state`,
-        TF_HTTP_LOCK_ADDRESS: `${url}/state/lock`,
-        TF_HTTP_UNLOCK_ADDRESS: `${url}/state/lock`,
-        TF_HTTP_USERNAME: recorder.username,
-        TF_HTTP_PASSWORD: recorder.password,
-        ...(process.env.STRATUM_TEST_TERRAFORM_CLI_CONFIG === undefined
-          ? {}
-          : { TF_CLI_CONFIG_FILE: process.env.STRATUM_TEST_TERRAFORM_CLI_CONFIG }),
-      };
+      const environment = terraformEnvironment(directory, url, recorder);
       // Run asynchronously: the recorder answers Terraform from this process.
       const run = (args: string[]) =>
         new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 
 export interface RecordedRequest {
   method: string;
@@ -95,4 +96,25 @@ export class StateBackendRecorder {
         return reply(405);
     }
   }
+}
+
+/**
+ * The controlled environment an executor gives Terraform, aimed at a recorder started at `url`:
+ * its http backend's addresses and credentials, and the CLI configuration a real binary needs to
+ * find its providers offline (STRATUM_TEST_TERRAFORM_CLI_CONFIG).
+ */
+export function terraformEnvironment(directory: string, url: string, recorder: StateBackendRecorder): Record<string, string> {
+  const cliConfig = process.env.STRATUM_TEST_TERRAFORM_CLI_CONFIG;
+  return {
+    PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`,
+    HOME: directory,
+    CHECKPOINT_DISABLE: '1',
+    TF_IN_AUTOMATION: '1',
+    TF_HTTP_ADDRESS: `${url}/state`,
+    TF_HTTP_LOCK_ADDRESS: `${url}/state/lock`,
+    TF_HTTP_UNLOCK_ADDRESS: `${url}/state/lock`,
+    TF_HTTP_USERNAME: recorder.username,
+    TF_HTTP_PASSWORD: recorder.password,
+    ...(cliConfig === undefined ? {} : { TF_CLI_CONFIG_FILE: cliConfig }),
+  };
 }

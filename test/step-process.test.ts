@@ -11,7 +11,7 @@ import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { StepOutput } from '../src/runs/step-output.ts';
 import { runStepProcess, type StepProcess } from '../src/runs/step-process.ts';
-import { StateBackendRecorder } from './state-backend-recorder.ts';
+import { StateBackendRecorder, terraformEnvironment } from './state-backend-recorder.ts';
 
 const scratch = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'step-process-'));
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
@@ -143,20 +143,7 @@ describe('step process', () => {
     const recorder = new StateBackendRecorder('stratum', 's3cret-password');
     const url = await recorder.start();
     try {
-      const env: Record<string, string> = {
-        PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`,
-        HOME: directory,
-        CHECKPOINT_DISABLE: '1',
-        TF_IN_AUTOMATION: '1',
-        TF_HTTP_ADDRESS: `${url}/state`,
-        TF_HTTP_LOCK_ADDRESS: `${url}/state/lock`,
-        TF_HTTP_UNLOCK_ADDRESS: `${url}/state/lock`,
-        TF_HTTP_USERNAME: recorder.username,
-        TF_HTTP_PASSWORD: recorder.password,
-        ...(process.env.STRATUM_TEST_TERRAFORM_CLI_CONFIG === undefined
-          ? {}
-          : { TF_CLI_CONFIG_FILE: process.env.STRATUM_TEST_TERRAFORM_CLI_CONFIG }),
-      };
+      const env = terraformEnvironment(directory, url, recorder);
       const run = (args: string[], cancel?: AbortSignal) => {
         const output = new StepOutput(100_000, [recorder.password]);
         return {

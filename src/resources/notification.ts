@@ -1,25 +1,12 @@
 import { ApiError } from '../errors.js';
 import { defineResource, flag, manyToMany, oneOf, text, toMany, toOne, type PendingWrite } from '../model/index.js';
+import { runStatuses } from './job-status.js';
 
 /** Where a notification goes, as Terrakube names its channels. */
 export const channelTypes = ['SLACK', 'TEAMS', 'WEBHOOK'] as const;
 
-/** The job statuses a notification may fire on, as Terrakube's web UI and API spell them. */
-export const jobStatuses = [
-  'pending',
-  'waitingApproval',
-  'approved',
-  'queue',
-  'running',
-  'completed',
-  'noChanges',
-  'notExecuted',
-  'rejected',
-  'cancelled',
-  'failed',
-  'unknown',
-  'NeverExecuted',
-] as const;
+/** The job statuses a notification may fire on, as Terrakube's web UI and API spell them: a run's, and a workspace's before any. */
+export const jobStatuses = [...runStatuses, 'NeverExecuted'] as const;
 
 const maxUrlLength = 2048;
 

@@ -155,8 +155,10 @@ function endpointsOf(openApi: { paths: Record<string, Record<string, unknown>> }
     for (const method of Object.keys(operations).filter((m) => m !== 'parameters')) {
       let success = { get: 200, post: type === 'operations' ? 200 : 201, patch: 204, delete: 204 }[method] ?? 0;
       // Only a workspace's VCS link and a reference's workspace can be relinked, and a notification
-      // configuration's templates replaced; a record never moves to another parent.
-      if (relationship && method === 'patch' && !['workspace', 'reference', 'notification_configuration'].includes(type)) success = 403;
+      // configuration's templates replaced; a record never moves to another parent. An action's
+      // relationship here is one Stratum does not model on it, which takes null.
+      if (relationship && method === 'patch' && !['workspace', 'reference', 'notification_configuration', 'action'].includes(type))
+        success = 403;
       // Adding to or removing from a relationship is refused to everyone who may write the record.
       if (relationship && (method === 'post' || method === 'delete')) success = 403;
       endpoints.push({ method: method.toUpperCase(), path, relationship, type, success });
@@ -617,8 +619,8 @@ describeEachStore('authorization matrix', (context) => {
     schedule: 'workspace',
     federated_claim: 'federated',
     federated: 'claims',
-    // An action links nothing: a name clients use for what Stratum does not model yet reads as empty.
-    action: 'history',
+    // An action links nothing: a name clients use for what Stratum does not model on it reads as empty.
+    action: 'webhook',
     access: 'workspace',
     project_access: 'project',
     webhook: 'workspace',

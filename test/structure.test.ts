@@ -20,6 +20,7 @@ const otherMeanings: Record<string, string[]> = {
   // A notification's kind of event, as Terrakube's messages name it: a job's status, or a test.
   'http/routes/notification-routes.ts': ['job'],
   'notifications/messages.ts': ['job'],
+  'notifications/job-notifications.ts': ['job'],
 };
 
 function sourceFiles(folder: string): string[] {

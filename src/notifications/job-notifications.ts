@@ -15,6 +15,8 @@ export interface JobStatusChange {
 /** The records a job's notifications are found in: configurations, their triggers, and the templates they are narrowed to. */
 export interface JobNotificationRecords {
   configuration: ResourceDeclaration;
+  /** The relationship of a configuration that names its workspace (none: organization-wide). */
+  workspaceLink: string;
   trigger: ResourceDeclaration;
   templates: ManyToMany;
   organization: ResourceDeclaration;
@@ -38,9 +40,9 @@ export class JobNotifications {
 
   async deliver(change: JobStatusChange): Promise<void> {
     const { configuration, trigger } = this.records;
-    const workspaceColumn = this.linkColumn(configuration, 'workspace');
-    const organizationColumn = this.linkColumn(configuration, 'organization');
-    const triggerColumn = this.linkColumn(trigger, 'configuration');
+    const workspaceColumn = this.linkColumn(configuration, this.records.workspaceLink);
+    const organizationColumn = this.linkColumn(configuration, configuration.parent);
+    const triggerColumn = this.linkColumn(trigger, trigger.parent);
     const statusColumn = columnOf('jobStatus');
     const found = await this.db
       .selectFrom(`${configuration.table} as c`)
@@ -81,9 +83,9 @@ export class JobNotifications {
     }
   }
 
-  private linkColumn(resource: ResourceDeclaration, name: string): string {
-    const link = resource.relationships[name];
-    if (link?.kind !== 'toOne') throw new Error(`${resource.type} has no to-one relationship ${name}`);
+  private linkColumn(resource: ResourceDeclaration, name: string | undefined): string {
+    const link = name === undefined ? undefined : resource.relationships[name];
+    if (link?.kind !== 'toOne') throw new Error(`${resource.type} has no to-one relationship ${String(name)}`);
     return link.column;
   }
 

@@ -13,6 +13,8 @@ import {
   createVcs,
   createWorkspace,
   describeEachStore,
+  providerBuild,
+  writeFirstState,
   type Response,
 } from './harness.ts';
 
@@ -22,17 +24,6 @@ import {
  * Two callers belong to no team of the organization but hold a grant: on its workspace (Team
  * Access), or on the project that workspace is in.
  */
-
-/** A provider build, as the web UI's Add Implementation form sends one. */
-const build = {
-  os: 'linux',
-  arch: 'amd64',
-  filename: 'p.zip',
-  downloadUrl: 'https://files.example/p.zip',
-  shasumsUrl: 'https://files.example/SHA256SUMS',
-  shasumsSignatureUrl: 'https://files.example/SHA256SUMS.sig',
-  shasum: 'a'.repeat(64),
-};
 
 const callers = [
   'no token',
@@ -356,17 +347,7 @@ describeEachStore('authorization matrix', (context) => {
     const steps = await context.server.get(`/api/v1/organization/${organization}/job/${ids.job}/step`);
     ids.step = String((steps.body.data as { id: string }[])[0]?.id);
     // A state version, written as Terraform writes one: the state backend makes its history record.
-    const state = JSON.stringify({ version: 4, serial: 1, lineage: randomUUID(), outputs: {}, resources: [] });
-    const written = await context.server.request('POST', `/tfstate/v1/organization/${organization}/workspace/${workspace}/state`, {
-      token: null,
-      raw: state,
-      headers: {
-        authorization: `Basic ${Buffer.from(`stratum:${context.server.adminToken}`).toString('base64')}`,
-        'content-type': 'application/json',
-      },
-    });
-    assert.equal(written.status, 200, written.text);
-    ids.history = String((await context.server.get(`/api/v1/workspace/${workspace}/history`)).body.data[0].id);
+    ids.history = await writeFirstState(context.server, organization, workspace);
     // Grants to groups no team of the organization names.
     const workspaceGrantee = `granted-${randomUUID()}`;
     const projectGrantee = `granted-${randomUUID()}`;
@@ -464,7 +445,7 @@ describeEachStore('authorization matrix', (context) => {
       createRecord(context.server, `/api/v1/organization/${organization}/${path}`, type, attributes);
     ids.module_version = await below(`module/${ids.module}/version`, 'module_version', { version: '0.0.1' });
     ids.version = await below(`provider/${ids.provider}/version`, 'version', { versionNumber: '1.0.0' });
-    ids.implementation = await below(`provider/${ids.provider}/version/${ids.version}/implementation`, 'implementation', build);
+    ids.implementation = await below(`provider/${ids.provider}/version/${ids.version}/implementation`, 'implementation', providerBuild);
     ids.workspacetag = await createRecord(
       context.server,
       `/api/v1/organization/${organization}/workspace/${workspace}/workspaceTag`,
@@ -543,7 +524,7 @@ describeEachStore('authorization matrix', (context) => {
       module_version: { version: '9.9.9' },
       provider: { name: `p${unique.slice(0, 8)}` },
       version: { versionNumber: '9.9.9' },
-      implementation: build,
+      implementation: providerBuild,
       job: { templateReference: target.ids.template ?? '' },
     };
     const relationships =

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, it } from 'node:test';
 import { ApiDescription, type DescribedOperation } from './api-description.ts';
-import { describeEachStore, type RequestOptions, type Response, type TestServer } from './harness.ts';
+import { describeEachStore, writeFirstState, type RequestOptions, type Response, type TestServer } from './harness.ts';
 import { registry } from '../src/resources/index.ts';
 import { exampleModuleSource } from '../src/resources/examples.ts';
 import { GitServer } from './git-server.ts';
@@ -136,17 +136,7 @@ describeEachStore('every answer is what the API description says', (context) => 
     const workspace = given.byType.get('workspace');
     if (typeof example !== 'string' || organization === undefined || workspace === undefined) return;
     placeholders.add(example);
-    const state = JSON.stringify({ version: 4, serial: 1, lineage: randomUUID(), outputs: {}, resources: [] });
-    const written = await context.server.request('POST', `/tfstate/v1/organization/${organization}/workspace/${workspace}/state`, {
-      token: null,
-      raw: state,
-      headers: {
-        authorization: `Basic ${Buffer.from(`stratum:${context.server.adminToken}`).toString('base64')}`,
-        'content-type': 'application/json',
-      },
-    });
-    assert.equal(written.status, 200, written.text);
-    const id = String((await context.server.get(`/api/v1/workspace/${workspace}/history`)).body.data[0].id);
+    const id = await writeFirstState(context.server, organization, workspace);
     given.real.set(example, id);
     given.byType.set('history', id);
   };

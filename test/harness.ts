@@ -482,6 +482,35 @@ export async function createRecord(
   return response.body.data.id as string;
 }
 
+/** A provider build, as the web UI's Add Implementation form sends one. */
+export const providerBuild = {
+  os: 'linux',
+  arch: 'amd64',
+  filename: 'p.zip',
+  downloadUrl: 'https://files.example/p.zip',
+  shasumsUrl: 'https://files.example/SHA256SUMS',
+  shasumsSignatureUrl: 'https://files.example/SHA256SUMS.sig',
+  shasum: 'a'.repeat(64),
+};
+
+/**
+ * Writes a workspace's first state as Terraform's http backend does (Basic auth with an
+ * administrator's token), and returns the id of the history record the backend made of it.
+ */
+export async function writeFirstState(server: TestServer, organizationId: string, workspaceId: string): Promise<string> {
+  const state = JSON.stringify({ version: 4, serial: 1, lineage: randomUUID(), outputs: {}, resources: [] });
+  const written = await server.request('POST', `/tfstate/v1/organization/${organizationId}/workspace/${workspaceId}/state`, {
+    token: null,
+    raw: state,
+    headers: {
+      authorization: `Basic ${Buffer.from(`stratum:${server.adminToken}`).toString('base64')}`,
+      'content-type': 'application/json',
+    },
+  });
+  if (written.status !== 200) throw new Error(`writing a state answered ${written.status}: ${written.text}`);
+  return String((await server.get(`/api/v1/workspace/${workspaceId}/history`)).body.data[0].id);
+}
+
 export const createWorkspace = (server: TestServer, organizationId: string, attributes: Record<string, unknown> = {}) =>
   createRecord(server, `/api/v1/organization/${organizationId}/workspace`, 'workspace', { name: `ws-${randomUUID()}`, ...attributes });
 

@@ -12,6 +12,8 @@ import {
   createVcs,
   createWorkspace,
   describeEachStore,
+  providerBuild,
+  writeFirstState,
   type TestServer,
 } from './harness.ts';
 import { GitServer } from './git-server.ts';
@@ -305,17 +307,7 @@ async function organizationWithEverything(
     { id: randomUUID() },
   );
   // A state version, written as Terraform writes one: the state backend makes its history record.
-  const state = JSON.stringify({ version: 4, serial: 1, lineage: randomUUID(), outputs: {}, resources: [] });
-  const written = await server.request('POST', `/tfstate/v1/organization/${organization}/workspace/${workspace}/state`, {
-    token: null,
-    raw: state,
-    headers: {
-      authorization: `Basic ${Buffer.from(`stratum:${server.adminToken}`).toString('base64')}`,
-      'content-type': 'application/json',
-    },
-  });
-  if (written.status !== 200) throw new Error(`writing a state answered ${written.status}: ${written.text}`);
-  ids.history = String((await server.get(`/api/v1/workspace/${workspace}/history`)).body.data[0].id);
+  ids.history = await writeFirstState(server, organization, workspace);
   ids.notification_configuration = await createRecord(
     server,
     `/api/v1/organization/${organization}/workspace/${workspace}/notificationConfiguration`,
@@ -357,15 +349,7 @@ async function organizationWithEverything(
     server,
     `/api/v1/organization/${organization}/provider/${ids.provider}/version/${ids.version}/implementation`,
     'implementation',
-    {
-      os: 'linux',
-      arch: 'amd64',
-      filename: 'p.zip',
-      downloadUrl: 'https://files.example/p.zip',
-      shasumsUrl: 'https://files.example/SHA256SUMS',
-      shasumsSignatureUrl: 'https://files.example/SHA256SUMS.sig',
-      shasum: 'a'.repeat(64),
-    },
+    providerBuild,
   );
   // The registry protocols name records by names, not ids: the organization's name is the namespace.
   ids.namespace = String((await server.get(`/api/v1/organization/${organization}`)).body.data.attributes.name);

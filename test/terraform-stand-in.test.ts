@@ -12,11 +12,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { StateBackendRecorder } from './state-backend-recorder.ts';
+import { StateBackendRecorder, terraformEnvironment } from './state-backend-recorder.ts';
 
 const standIn = path.join(path.dirname(fileURLToPath(import.meta.url)), 'stand-in', 'terraform');
 const binary = process.env.STRATUM_TEST_TERRAFORM ?? standIn;
-const cliConfig = process.env.STRATUM_TEST_TERRAFORM_CLI_CONFIG;
 const scratch = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'terraform-stand-in-'));
 const generous = { timeout: 120_000 };
 
@@ -41,18 +40,7 @@ class Workspace {
 
   async start(): Promise<void> {
     const url = await this.recorder.start();
-    this.env = {
-      PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`,
-      HOME: this.directory,
-      CHECKPOINT_DISABLE: '1',
-      TF_IN_AUTOMATION: '1',
-      TF_HTTP_ADDRESS: `${url}/state`,
-      TF_HTTP_LOCK_ADDRESS: `${url}/state/lock`,
-      TF_HTTP_UNLOCK_ADDRESS: `${url}/state/lock`,
-      TF_HTTP_USERNAME: this.recorder.username,
-      TF_HTTP_PASSWORD: this.recorder.password,
-      ...(cliConfig === undefined ? {} : { TF_CLI_CONFIG_FILE: cliConfig }),
-    };
+    this.env = terraformEnvironment(this.directory, url, this.recorder);
   }
 
   /** Starts the binary in its own process group, as an executor does to interrupt it like a terminal would. */

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, Row } from '../model/index.js';
+import { columnOf, type Database, type Row } from '../model/index.js';
 import type { Destinations } from '../outbound/destinations.js';
 import { postJson, type OutboundLimits } from '../outbound/post.js';
 import { newRecordId } from '../store/record-id.js';
@@ -16,6 +16,23 @@ export interface DeliveryTarget {
   messageStyle: string;
   signingSecret: string | null;
   active: boolean;
+}
+
+/**
+ * A configuration, as stored with its signing secret opened, as delivery needs it; deliveries are
+ * recorded under `workspaceId` (the configuration's own, or the workspace whose job it is about).
+ */
+export function deliveryTarget(row: Row, workspaceId: string | null): DeliveryTarget {
+  return {
+    id: String(row.id),
+    workspaceId,
+    name: String(row[columnOf('name')]),
+    channelType: String(row[columnOf('channelType')]),
+    destinationUrl: String(row[columnOf('destinationUrl')]),
+    messageStyle: row[columnOf('messageStyle')] === 'SIMPLE' ? 'SIMPLE' : 'DETAILED',
+    signingSecret: typeof row[columnOf('signingSecret')] === 'string' ? String(row[columnOf('signingSecret')]) : null,
+    active: Number(row[columnOf('active')]) === 1,
+  };
 }
 
 /** A delivery as Terrakube's web UI lists it, with what the destination answered. */

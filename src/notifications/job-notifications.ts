@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { columnOf, type Database, type ManyToMany, type ResourceDeclaration, type Row } from '../model/index.js';
-import type { DeliveryTarget, Notifier } from './deliveries.js';
+import { deliveryTarget, type Notifier } from './deliveries.js';
 import { appliesToTemplateCondition } from './narrowing.js';
 
 /** A job's status change, as it is announced once committed. */
@@ -58,17 +58,9 @@ export class JobNotifications {
     const names = await this.names(change);
     for (const { id } of found) {
       const row = await this.open(change.organizationId, String(id));
-      if (row === undefined || Number(row[columnOf('active')]) !== 1) continue;
-      const target: DeliveryTarget = {
-        id: String(row.id),
-        workspaceId: change.workspaceId,
-        name: String(row[columnOf('name')]),
-        channelType: String(row[columnOf('channelType')]),
-        destinationUrl: String(row[columnOf('destinationUrl')]),
-        messageStyle: row[columnOf('messageStyle')] === 'SIMPLE' ? 'SIMPLE' : 'DETAILED',
-        signingSecret: typeof row[columnOf('signingSecret')] === 'string' ? String(row[columnOf('signingSecret')]) : null,
-        active: true,
-      };
+      // Recorded under the job's workspace, an organization-wide configuration's delivery too.
+      const target = row === undefined ? undefined : deliveryTarget(row, change.workspaceId);
+      if (target?.active !== true) continue;
       await this.notifier.deliver(target, {
         kind: 'job',
         organization: names.organization,

@@ -1,7 +1,7 @@
 import { ApiError, badArgument, notFound } from '../../errors.js';
 import type { Engine, RecordAddress, Session } from '../../engine/index.js';
-import { columnOf, type ResourceDeclaration, type Row } from '../../model/index.js';
-import type { DeliveryTarget, DeliveryView, Notifier } from '../../notifications/deliveries.js';
+import type { ResourceDeclaration, Row } from '../../model/index.js';
+import { deliveryTarget, type DeliveryTarget, type DeliveryView, type Notifier } from '../../notifications/deliveries.js';
 import type { NotificationEvent } from '../../notifications/messages.js';
 import { idParameter } from '../../jsonapi/routes.js';
 import { exampleIds } from '../description/examples.js';
@@ -237,26 +237,18 @@ export function notificationRoutes(engine: Engine, notifier: Notifier, records: 
   ];
 }
 
+/** A configuration as delivery needs it, its deliveries recorded under its own workspace (none: organization-wide). */
+function targetOf(row: Row, workspaceColumn: string): DeliveryTarget {
+  const workspaceId = row[workspaceColumn];
+  return deliveryTarget(row, typeof workspaceId === 'string' ? workspaceId : null);
+}
+
 function limitOf(text: string | undefined): number {
   if (text === undefined) return listedByDefault;
   const limit = Number(text);
   if (!Number.isInteger(limit) || limit < 1 || limit > mostListed)
     throw badArgument('limit', `limit is a whole number from 1 to ${mostListed}.`);
   return limit;
-}
-
-function targetOf(row: Row, workspaceColumn: string): DeliveryTarget {
-  const workspaceId = row[workspaceColumn];
-  return {
-    id: String(row.id),
-    workspaceId: typeof workspaceId === 'string' ? workspaceId : null,
-    name: String(row[columnOf('name')]),
-    channelType: String(row[columnOf('channelType')]),
-    destinationUrl: String(row[columnOf('destinationUrl')]),
-    messageStyle: row[columnOf('messageStyle')] === 'SIMPLE' ? 'SIMPLE' : 'DETAILED',
-    signingSecret: typeof row[columnOf('signingSecret')] === 'string' ? String(row[columnOf('signingSecret')]) : null,
-    active: Number(row[columnOf('active')]) === 1,
-  };
 }
 
 /** A test message: a completed job 0, as Terrakube's test sends, with nothing to link to. */

@@ -1,10 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import { ApiTokens } from './auth/api-tokens.js';
+import { buildCore } from './core.js';
 import { Authenticator } from './auth/authenticator.js';
 import { OidcVerifier } from './auth/oidc.js';
-import { TokenSigner } from './auth/tokens.js';
 import type { Config } from './config.js';
-import { Engine, type Announcement } from './engine/index.js';
 import { adminTokenRoutes } from './http/routes/admin-token-routes.js';
 import { arrival } from './http/plugins/arrival.js';
 import { AllowedMethods } from './http/plugins/allowed-methods.js';
@@ -36,29 +34,27 @@ import { tokenRoutes } from './http/routes/token-routes.js';
 import { lockMethods, stateRoutes } from './http/routes/state-routes.js';
 import { notificationRoutes } from './http/routes/notification-routes.js';
 import { subscriptions } from './http/routes/subscriptions.js';
-import { Notifier } from './notifications/deliveries.js';
-import { JobNotifications } from './notifications/job-notifications.js';
-import { Destinations } from './outbound/destinations.js';
+import { runOutputRoutes } from './http/routes/run-output-routes.js';
+import { buildExecutor } from './runs/build-executor.js';
+import type { Executor } from './runs/executor.js';
+import type { AddressInfo } from 'node:net';
 import { refuseNulInUrl } from './http/plugins/url-check.js';
 import { AtomicOperations } from './jsonapi/atomic.js';
 import { routesOf } from './jsonapi/routes.js';
 import type { Logger } from './log.js';
 import { atomicExample, resourceExamples } from './resources/examples.js';
 import {
-  jobStatusTopic,
   liveChannelRecords,
   notificationRecords,
   permissionScopes,
   registry,
   registryRecords,
-  recordPolicies,
+  runOutputRecords,
   stateRecords,
-  tokenPolicies,
   unmodeledRecords,
 } from './resources/index.js';
 import type { SecretCipher } from './secrets/cipher.js';
 import type { Store } from './store/database.js';
-import { jobStatusListener, localJobEvents, postgresJobEvents } from './runs/job-events.js';
 import { withStatementLog } from './store/statement-log.js';
 import { packageVersion } from './version.js';
 
@@ -122,48 +118,23 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
   capConnections(app.server, config.connections.maxConnections, log, 'api');
 
   const routes = routesOf(registry);
-  const signer = new TokenSigner(signingKey, config.adminGroup);
-  const apiTokens = new ApiTokens(store.db, signer, log, config.personalTokenMaxDays);
-  const jobEvents =
-    config.databaseUrl === undefined ? localJobEvents() : postgresJobEvents(config.databaseUrl, (message) => log.warn(message));
-  // A job's status change, once committed, goes to the live channel of every replica and to its notifications.
-  const jobStatusHeard = jobStatusListener(jobEvents, { deliver: (change) => jobNotifications.deliver(change) }, (error, what) =>
-    log.warn({ err: error }, what),
-  );
-  const announce = ({ topic, payload }: Announcement) => {
-    if (topic === jobStatusTopic) jobStatusHeard(payload);
-  };
-  const engine = new Engine({
-    registry,
-    recordPolicies,
-    tokenPolicies,
-    apiTokens,
-    store,
-    cipher,
-    responseMemory: config.responseMemory,
-    announce,
-  });
+  const { engine, signer, apiTokens, jobEvents, notifier } = buildCore({ config, store, signingKey, cipher, log });
+  // Jobs run in the server process unless `stratum executor` processes run them; it starts once the
+  // server listens, since its runs reach the state backend through it.
+  if (config.runs.inServer) {
+    let executor: Executor | undefined;
+    app.addHook('onListen', async () => {
+      const { address, port, family } = app.server.address() as AddressInfo;
+      const host = address === '0.0.0.0' || address === '::' ? '127.0.0.1' : family === 'IPv6' ? `[${address}]` : address;
+      executor = await buildExecutor({ engine, config, signer, log: executorLog(log), apiUrl: `http://${host}:${port}` });
+      await executor.start(jobEvents);
+    });
+    app.addHook('onClose', async () => {
+      await executor?.stop();
+    });
+  }
   const oidc = config.oidc === undefined ? undefined : new OidcVerifier(config.oidc, config.adminGroup);
   const authenticator = new Authenticator(signer, apiTokens, oidc);
-  const notifier = new Notifier(
-    store.db,
-    new Destinations(config.outbound.allow),
-    { timeoutMs: config.outbound.timeoutMs, maxAnswerBytes: 64 * 1024, maxRequestBytes: 256 * 1024 },
-    config.outbound.deliveriesKept,
-  );
-  const jobNotifications = new JobNotifications(
-    store.db,
-    notifier,
-    { ...notificationRecords, ...liveChannelRecords },
-    async (organizationId, configurationId) => {
-      const service = engine.asService();
-      try {
-        return await service.secrets(organizationId).withSecrets(notificationRecords.configuration, configurationId);
-      } finally {
-        service.session.close();
-      }
-    },
-  );
   const tokenEndpoints = [
     ...tokenRoutes(engine, permissionScopes),
     ...adminTokenRoutes(engine),
@@ -190,6 +161,7 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
     await api.register(resourceRoutes, { engine, routes });
     await api.register(atomicRoute, { engine, atomic: new AtomicOperations(registry, routes) });
     await api.register(graphqlRoute, { engine, unmodeled: unmodeledRecords, log });
+    await api.register(runOutputRoutes, { engine, records: runOutputRecords });
     registerDescribedRoutes(api, tokenEndpoints);
     // Not in the API description: it exists only to say that it is not offered.
     registerDescribedRoutes(api, [...registryEndpoints.filter((route) => route.public !== true), publicRegistryRoute]);
@@ -217,4 +189,9 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
   });
   void app.register(serviceIndex, { version, adminGroup: config.adminGroup });
   return app;
+}
+
+/** The executor's messages in the service's log. */
+export function executorLog(log: Logger): { info(message: string): void; warn(error: unknown, message: string): void } {
+  return { info: (message) => log.info(message), warn: (error, message) => log.warn({ err: error }, message) };
 }

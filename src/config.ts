@@ -3,6 +3,7 @@ import type { OidcSettings } from './auth/oidc.js';
 import { parseEncryptionKey } from './secrets/cipher.js';
 import { isAllowEntry } from './outbound/destinations.js';
 import { parseOrigins } from './cors-origins.js';
+import { readRunConfig, type RunConfig } from './run-config.js';
 
 /** Every setting of the service and the CLI, read from the environment and validated once. */
 export interface Config {
@@ -44,6 +45,7 @@ export interface Config {
   /** How long the link to a module version's zip that /download gives serves, in seconds. */
   moduleLinkSeconds: number;
   state: StateSettings;
+  runs: RunConfig;
 }
 
 /** Terraform state served by the http backend. */
@@ -248,10 +250,11 @@ export function inspectConfig(env: NodeJS.ProcessEnv = process.env): { config: C
     );
   const state: StateSettings = { maxBytes: integer('STRATUM_STATE_MAX_MIB', 16, 1, 1024) * 1024 * 1024, publicUrl };
 
+  const dataDir = path.resolve(nonEmpty(env.STRATUM_DATA_DIR) ?? 'data');
   const config: Config = {
     port,
     host,
-    dataDir: path.resolve(nonEmpty(env.STRATUM_DATA_DIR) ?? 'data'),
+    dataDir,
     databaseUrl,
     tokenKey,
     encryptionKey,
@@ -273,6 +276,7 @@ export function inspectConfig(env: NodeJS.ProcessEnv = process.env): { config: C
     releases,
     outbound,
     state,
+    runs: readRunConfig(env, dataDir, integer, problems),
   };
   return { config, problems };
 }

@@ -39,6 +39,13 @@ export const settingNames: readonly string[] = [
   'STRATUM_MODULE_LINK_SECONDS',
   'STRATUM_STATE_MAX_MIB',
   'STRATUM_PUBLIC_URL',
+  'STRATUM_EXECUTOR',
+  'STRATUM_EXECUTOR_RUNS',
+  'STRATUM_STEP_TIMEOUT_MINUTES',
+  'STRATUM_STEP_GRACE_SECONDS',
+  'STRATUM_STEP_LOG_KIB',
+  'STRATUM_TOOLS_DIR',
+  'STRATUM_TERRAFORM_CLI_CONFIG',
 ];
 
 /** Prefixes of the variables the project's own tests, fuzzing and benchmarks read, not the service. */

@@ -81,6 +81,8 @@ export class TestServer {
       // that closed the idle connection meanwhile would meet the next request on it before the
       // test process has seen the close. Idle connections outlive any such pause.
       STRATUM_KEEP_ALIVE_TIMEOUT_MS: '45000',
+      // Jobs stay as their tests make them: only the suites about runs start an executor (STRATUM_EXECUTOR=on).
+      STRATUM_EXECUTOR: 'off',
       ...extraEnv,
     };
     let cleanup: () => Promise<void>;

@@ -3,6 +3,7 @@ import { schemaVersion } from '../store/migrate.js';
 import { packageVersion } from '../version.js';
 import { backup } from './backup.js';
 import { check } from './check.js';
+import { executor } from './executor.js';
 import { ExitCode, CommandFailure } from './exit-codes.js';
 import { migrate } from './migrate.js';
 import { rotateEncryptionKey } from './rotate-encryption-key.js';
@@ -41,6 +42,11 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     .command('serve')
     .description('run the service (what `npm start` runs); migrations are applied at start')
     .action(() => serve());
+
+  program
+    .command('executor')
+    .description('run jobs without serving HTTP, beside servers of the same PostgreSQL store (set STRATUM_EXECUTOR=off on them)')
+    .action(() => executor());
 
   program
     .command('migrate')

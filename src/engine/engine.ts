@@ -12,6 +12,8 @@ import type { QueryShape } from './query-shapes.js';
 import { ResponseMemory } from './response-memory.js';
 import { buildShape } from './shaped-queries.js';
 import type { Announcement, EngineParts, Scope } from './scope.js';
+import { JobQueue, type RunRecords } from './job-queue.js';
+import { RunReads } from './run-reads.js';
 import { openedRecord } from './seal.js';
 import { Session } from './session.js';
 
@@ -73,6 +75,16 @@ export class Engine {
       session: new Session(scope),
       secrets: (tenantId) => ({ withSecrets: (resource, id) => openedRecord(scope, resource, id, tenantId) }),
     };
+  }
+
+  /**
+   * The executor's access, as the service itself: the queue it takes jobs from and moves them
+   * through, and what a run reads (its inputs with secrets opened) and writes beside the records.
+   */
+  runs(records: RunRecords): { queue: JobQueue; reads: RunReads } {
+    const { parts } = this;
+    const scope: Scope = { engine: parts, caller: serviceCaller, db: parts.store.db, budget: parts.memory.budget() };
+    return { queue: new JobQueue(scope, records), reads: new RunReads(scope, records) };
   }
 
   /** The names of the permission flags `Session.permissions` answers with. */

@@ -19,3 +19,5 @@ export type { Announcement } from './scope.js';
 export type { StateAccess, StatePlace } from './state-access.js';
 export { LockHeld, type StateLock } from './state-lock.js';
 export type { StoredState, WorkspaceState } from './state.js';
+export type { JobMove, JobQueue, RunRecords } from './job-queue.js';
+export type { RunReads, RunSource, StepLog } from './run-reads.js';

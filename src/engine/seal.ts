@@ -53,7 +53,11 @@ export async function openedRecord(tx: Scope, resource: ResourceDeclaration, id:
   if (link === undefined || registry.parentOf(resource) !== registry.tenant)
     throw new Error(`${resource.type} is not a record of the tenant`);
   const row = await tx.db.selectFrom(resource.table).selectAll().where('id', '=', id).where(link.column, '=', tenantId).executeTakeFirst();
-  if (row === undefined) return undefined;
+  return row === undefined ? undefined : openRow(cipher, resource, row);
+}
+
+/** A stored row with its sealed values opened, for the service's own use of them (a run's variables). */
+export function openRow(cipher: SecretCipher | undefined, resource: ResourceDeclaration, row: Row): Row {
   const opened: Row = { ...row };
   for (const [name] of secretAttributes(resource)) {
     const column = columnOf(name);

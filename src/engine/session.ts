@@ -6,6 +6,7 @@ import type { ListingRelationship, ResourceDeclaration, Row, StateRecords, ToOne
 import { countUse } from './counts.js';
 import { loadIncluded, type IncludeResult } from './include.js';
 import type { InputReader } from './input.js';
+import { readStepLog, type StepLog } from './run-reads.js';
 import { locateRecord, type CollectionAddress, type RecordAddress } from './locate.js';
 import { listOptions, pageOf, sortKeys, type ListDraft } from './list-input.js';
 import type { IncludeTree, ReadOptions } from './options.js';
@@ -72,6 +73,12 @@ export class Session {
   /** The stored row of one record the caller may see (404 otherwise). */
   find(address: RecordAddress): Promise<Row> {
     return locateRecord(this.scope, address);
+  }
+
+  /** A step's log, when the caller sees the step (404 otherwise): the record, and what it printed so far. */
+  async stepLog(address: RecordAddress): Promise<{ step: Row; log: StepLog | undefined }> {
+    const step = await locateRecord(this.scope, address);
+    return { step, log: await readStepLog(this.scope.db, String(step.id)) };
   }
 
   /** The record a to-one relationship of a record links, or null. */

@@ -162,7 +162,7 @@ async function recordColumns(tx: Scope, resource: ResourceDeclaration, record: N
 }
 
 /** What write hooks may do: read the tenant, and create records beside the one written. */
-function writeContext(tx: Scope, tenantId: TenantId, now: string): WriteContext {
+export function writeContext(tx: Scope, tenantId: TenantId, now: string): WriteContext {
   const { registry } = tx.engine;
   return {
     tenant: async () => {

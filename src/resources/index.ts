@@ -1,4 +1,6 @@
+import type { RunRecords } from '../engine/index.js';
 import { Registry } from '../model/index.js';
+import { changeJobStatus, type RunStatus } from './job-status.js';
 import { action } from './action.js';
 import { access } from './access.js';
 import { agent } from './agent.js';
@@ -37,6 +39,25 @@ export { registryRecords } from './registry-protocol.js';
 export { notificationRecords } from './notification.js';
 export { jobStatusTopic } from './job-status.js';
 export { stateRecords } from './history.js';
+
+/** What the executor reads and changes as it runs jobs; a job's status changes through the one place that keeps its workspace and listeners in step. */
+export const runRecords: RunRecords = {
+  job,
+  step,
+  workspace,
+  template,
+  variable,
+  globalVariable: globalvar,
+  reference,
+  collection,
+  item,
+  schedule,
+  moveJob: (context, change) =>
+    changeJobStatus(context, { job, workspace }, { ...change, to: change.to as RunStatus, from: change.from as RunStatus | undefined }),
+};
+
+/** The records whose paths a run's log pages name. */
+export const runOutputRecords = { organization, job, step };
 
 /** The records whose job events the live channel serves. */
 export const liveChannelRecords = { workspace, organization };

@@ -26,8 +26,8 @@ const addresses = () => textList({ maxItems: 100, max: 1024 });
 /**
  * A run of a template's flow on a workspace (Terrakube's `job`), created by "Run now" and changed
  * by approving, rejecting or cancelling it. Its id is a number of one sequence of the deployment,
- * as Terrakube's are. Stratum does not run jobs yet: a job stays pending (or failed, when its
- * template cannot run) until an executor takes it.
+ * as Terrakube's are. A job is pending (or failed at once, when its template cannot run) until an
+ * executor takes it (src/runs/executor.ts).
  */
 export const job = defineResource({
   type: 'job',

@@ -69,11 +69,14 @@ export class StepOutput extends EventEmitter<{ text: [string]; end: [] }> {
     return this.ended;
   }
 
+  /** What is kept, and how many characters before it were trimmed: what the store holds of a step's log. */
+  snapshot(): { text: string; trimmed: number } {
+    return { text: this.kept.join(''), trimmed: this.trimmedCharacters };
+  }
+
   /** The output as it is kept: the newest part, with a first line saying how much came before it. */
   text(): string {
-    const kept = this.kept.join('');
-    if (this.trimmedCharacters === 0) return kept;
-    return `[${this.trimmedCharacters} earlier characters of this output were trimmed]\n${kept}`;
+    return withTrimNote(this.snapshot());
   }
 
   private redact(text: string): string {
@@ -113,4 +116,9 @@ export class StepOutput extends EventEmitter<{ text: [string]; end: [] }> {
       }
     }
   }
+}
+
+/** A kept log as it is read: behind a first line saying how much came before it, when anything was trimmed. */
+export function withTrimNote({ text, trimmed }: { text: string; trimmed: number }): string {
+  return trimmed === 0 ? text : `[${trimmed} earlier characters of this output were trimmed]\n${text}`;
 }

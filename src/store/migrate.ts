@@ -17,6 +17,7 @@ import { actionIcons } from './migrations/0013-action-icons.js';
 import { notificationTemplates } from './migrations/0014-notification-templates.js';
 import { jobs } from './migrations/0015-jobs.js';
 import { workspaceState } from './migrations/0016-workspace-state.js';
+import { jobRuns } from './migrations/0017-job-runs.js';
 
 /** The one migration history of both stores, in order; a migration, once released, never changes. */
 const history: readonly (readonly [name: string, build: (dialect: Dialect) => Migration])[] = [
@@ -36,6 +37,7 @@ const history: readonly (readonly [name: string, build: (dialect: Dialect) => Mi
   ['0014-notification-templates', notificationTemplates],
   ['0015-jobs', jobs],
   ['0016-workspace-state', workspaceState],
+  ['0017-job-runs', jobRuns],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

@@ -1,0 +1,77 @@
+import { ApiTokens } from './auth/api-tokens.js';
+import { TokenSigner } from './auth/tokens.js';
+import type { Config } from './config.js';
+import { Engine, type Announcement } from './engine/index.js';
+import type { Logger } from './log.js';
+import { Notifier } from './notifications/deliveries.js';
+import { JobNotifications } from './notifications/job-notifications.js';
+import { Destinations } from './outbound/destinations.js';
+import { jobStatusTopic, liveChannelRecords, notificationRecords, recordPolicies, registry, tokenPolicies } from './resources/index.js';
+import { jobStatusListener, localJobEvents, postgresJobEvents, type JobEvents } from './runs/job-events.js';
+import type { SecretCipher } from './secrets/cipher.js';
+import type { Store } from './store/database.js';
+
+export interface CoreDependencies {
+  config: Config;
+  store: Store;
+  signingKey: string;
+  cipher: SecretCipher;
+  log: Logger;
+}
+
+/** What the server and a separate executor share: the engine, and where job status changes go once committed. */
+export interface Core {
+  engine: Engine;
+  signer: TokenSigner;
+  apiTokens: ApiTokens;
+  jobEvents: JobEvents;
+  notifier: Notifier;
+}
+
+/**
+ * The engine with its listeners: a job's status change, once committed, goes to the live channel of
+ * every replica (through PostgreSQL's NOTIFY, or in process on the embedded store) and to its
+ * notifications, whichever process made it: a request, or an executor.
+ */
+export function buildCore({ config, store, signingKey, cipher, log }: CoreDependencies): Core {
+  const signer = new TokenSigner(signingKey, config.adminGroup);
+  const apiTokens = new ApiTokens(store.db, signer, log, config.personalTokenMaxDays);
+  const jobEvents =
+    config.databaseUrl === undefined ? localJobEvents() : postgresJobEvents(config.databaseUrl, (message) => log.warn(message));
+  const jobStatusHeard = jobStatusListener(jobEvents, { deliver: (change) => jobNotifications.deliver(change) }, (error, what) =>
+    log.warn({ err: error }, what),
+  );
+  const announce = ({ topic, payload }: Announcement) => {
+    if (topic === jobStatusTopic) jobStatusHeard(payload);
+  };
+  const engine = new Engine({
+    registry,
+    recordPolicies,
+    tokenPolicies,
+    apiTokens,
+    store,
+    cipher,
+    responseMemory: config.responseMemory,
+    announce,
+  });
+  const notifier = new Notifier(
+    store.db,
+    new Destinations(config.outbound.allow),
+    { timeoutMs: config.outbound.timeoutMs, maxAnswerBytes: 64 * 1024, maxRequestBytes: 256 * 1024 },
+    config.outbound.deliveriesKept,
+  );
+  const jobNotifications = new JobNotifications(
+    store.db,
+    notifier,
+    { ...notificationRecords, ...liveChannelRecords },
+    async (organizationId, configurationId) => {
+      const service = engine.asService();
+      try {
+        return await service.secrets(organizationId).withSecrets(notificationRecords.configuration, configurationId);
+      } finally {
+        service.session.close();
+      }
+    },
+  );
+  return { engine, signer, apiTokens, jobEvents, notifier };
+}

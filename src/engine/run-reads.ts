@@ -1,0 +1,123 @@
+import type { ResourceDeclaration, Row, SecretReader } from '../model/index.js';
+import { secretPlace } from '../secrets/cipher.js';
+import type { RunRecords } from './job-queue.js';
+import type { Scope } from './scope.js';
+import { openedRecord, openRow } from './seal.js';
+
+const logTable = 'step_log';
+const planTable = 'job_plan';
+/** More variables than a person keeps on one workspace: a run refuses rather than load without bound. */
+const maxVariableRows = 5000;
+
+/** What a run starts from, secrets opened: only the executor reads this, and never answers with it. */
+export interface RunSource {
+  job: Row;
+  workspace: Row;
+  template: Row | undefined;
+  /** The job's steps, by step number. */
+  steps: Row[];
+  globals: Row[];
+  collections: { collection: Row; items: Row[] }[];
+  variables: Row[];
+  /** Opens the workspace's credentials (VCS token, SSH key). */
+  secrets: SecretReader;
+}
+
+/** A step's log as stored: the kept text, how many characters before it were trimmed, and whether the step has ended. */
+export interface StepLog {
+  text: string;
+  trimmed: number;
+  finished: boolean;
+}
+
+/** The executor's reads and writes beside the records: a run's inputs, step logs and saved plans. */
+export class RunReads {
+  constructor(
+    private readonly scope: Scope,
+    private readonly records: RunRecords,
+  ) {}
+
+  async source(jobId: string): Promise<RunSource | undefined> {
+    const { db } = this.scope;
+    const { records } = this;
+    const job = await db.selectFrom(records.job.table).selectAll().where('id', '=', jobId).executeTakeFirst();
+    if (job === undefined) return undefined;
+    const tenantId = String(job.organization_id);
+    const workspace = await db.selectFrom(records.workspace.table).selectAll().where('id', '=', job.workspace_id).executeTakeFirst();
+    if (workspace === undefined) return undefined;
+    const open = (resource: ResourceDeclaration, rows: Row[]) => rows.map((row) => openRow(this.scope.engine.cipher, resource, row));
+    const steps = await db.selectFrom(records.step.table).selectAll().where('job_id', '=', jobId).orderBy('step_number').execute();
+    const globals = await db
+      .selectFrom(records.globalVariable.table)
+      .selectAll()
+      .where('organization_id', '=', tenantId)
+      .limit(maxVariableRows)
+      .execute();
+    const variables = await db
+      .selectFrom(records.variable.table)
+      .selectAll()
+      .where('workspace_id', '=', workspace.id)
+      .limit(maxVariableRows)
+      .execute();
+    const references = await db.selectFrom(records.reference.table).selectAll().where('workspace_id', '=', workspace.id).execute();
+    const collections: RunSource['collections'] = [];
+    for (const reference of references) {
+      if (typeof reference.collection_id !== 'string') continue;
+      const collection = await openedRecord(this.scope, records.collection, reference.collection_id, tenantId);
+      if (collection === undefined) continue;
+      const items = await db
+        .selectFrom(records.item.table)
+        .selectAll()
+        .where('collection_id', '=', collection.id)
+        .limit(maxVariableRows)
+        .execute();
+      collections.push({ collection, items: open(records.item, items) });
+    }
+    return {
+      job,
+      workspace,
+      template: await openedRecord(this.scope, records.template, String(job.template_reference), tenantId),
+      steps,
+      globals: open(records.globalVariable, globals),
+      collections,
+      variables: open(records.variable, variables),
+      secrets: { withSecrets: (resource, id) => openedRecord(this.scope, resource, id, tenantId) },
+    };
+  }
+
+  /** Stores what a step has printed so far (redacted already), for its readers on any replica. */
+  async writeLog(stepId: string, log: StepLog): Promise<void> {
+    const values = { text: log.text, trimmed: log.trimmed, finished: log.finished ? 1 : 0, updated_date: new Date().toISOString() };
+    await this.scope.db
+      .insertInto(logTable)
+      .values({ step_id: stepId, ...values })
+      .onConflict((conflict) => conflict.column('step_id').doUpdateSet(values))
+      .execute();
+  }
+
+  /** Keeps a job's saved plan for its apply step, sealed: a plan holds the run's variable values. */
+  async savePlan(jobId: string, plan: Buffer): Promise<void> {
+    const cipher = this.scope.engine.cipher;
+    if (cipher === undefined) throw new Error('a plan saved through an engine opened without the encryption key');
+    const values = { plan: cipher.seal(plan.toString('base64'), secretPlace(planTable, 'plan', jobId)), bytes: plan.length };
+    await this.scope.db
+      .insertInto(planTable)
+      .values({ job_id: jobId, ...values })
+      .onConflict((conflict) => conflict.column('job_id').doUpdateSet(values))
+      .execute();
+  }
+
+  async readPlan(jobId: string): Promise<Buffer | undefined> {
+    const cipher = this.scope.engine.cipher;
+    const row = await this.scope.db.selectFrom(planTable).selectAll().where('job_id', '=', jobId).executeTakeFirst();
+    if (row === undefined || cipher === undefined) return undefined;
+    return Buffer.from(cipher.open(String(row.plan), secretPlace(planTable, 'plan', jobId)), 'base64');
+  }
+}
+
+/** A step's stored log; undefined before the step has printed anything. */
+export async function readStepLog(db: Scope['db'], stepId: string): Promise<StepLog | undefined> {
+  const row = await db.selectFrom(logTable).selectAll().where('step_id', '=', stepId).executeTakeFirst();
+  if (row === undefined) return undefined;
+  return { text: String(row.text), trimmed: Number(row.trimmed), finished: Number(row.finished) === 1 };
+}

@@ -1,0 +1,158 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Engine, RecordAddress, StepLog } from '../../engine/index.js';
+import { ApiError } from '../../errors.js';
+import type { ResourceDeclaration, Row } from '../../model/index.js';
+import { withTrimNote } from '../../runs/step-output.js';
+import { sessionOf } from './request-session.js';
+
+/** The records whose paths the run pages name. */
+export interface RunOutputRecords {
+  organization: ResourceDeclaration;
+  job: ResourceDeclaration;
+  step: ResourceDeclaration;
+}
+
+export interface RunOutputOptions {
+  engine: Engine;
+  records: RunOutputRecords;
+  /** How often a stream looks for more of a running step's log. */
+  pollMs?: number;
+}
+
+const stepPath = '/tfoutput/v1/organization/:organizationId/job/:jobId/step/:stepId';
+/** Streams one process keeps open at once: each polls the store while its step runs. */
+const maxStreams = 500;
+const keepAliveMs = 15_000;
+
+interface StepParams {
+  organizationId: string;
+  jobId: string;
+  stepId: string;
+}
+
+/**
+ * A run's pages as Terrakube's web UI reads them: each step's log as text
+ * (`/tfoutput/v1/organization/{org}/job/{job}/step/{step}`), the same as server-sent events while
+ * the step runs (`.../stream`, one event per line, resumable with Last-Event-ID), and a job's
+ * context (`/context/v1/{job}`, which Stratum keeps empty: `{}`), for whoever may read the job.
+ */
+export function runOutputRoutes(api: FastifyInstance, { engine, records, pollMs = 500 }: RunOutputOptions): Promise<void> {
+  let streams = 0;
+  const stepAt = ({ organizationId, jobId, stepId }: StepParams): RecordAddress => ({
+    resource: records.step,
+    ancestors: [
+      { resource: records.organization, id: organizationId },
+      { resource: records.job, id: jobId },
+    ],
+    id: stepId,
+  });
+
+  api.get(stepPath, async (request, reply) => {
+    const { log } = await sessionOf(engine, request, reply).stepLog(stepAt(request.params as StepParams));
+    return reply
+      .header('content-type', 'text/plain; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(log === undefined ? '' : withTrimNote(log));
+  });
+
+  api.get(`${stepPath}/stream`, async (request, reply) => {
+    const session = sessionOf(engine, request, reply);
+    const address = stepAt(request.params as StepParams);
+    await session.stepLog(address);
+    if (streams >= maxStreams)
+      throw new ApiError(
+        503,
+        {
+          code: 'too_many_streams',
+          detail: `This server streams ${maxStreams} logs at once; read the log itself, or retry shortly.`,
+        },
+        { retryAfterSeconds: 5 },
+      );
+    streams++;
+    reply.hijack();
+    // Hijacked, the reply sends nothing itself: the headers set so far (cross-origin ones) go out here.
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+    reply.raw.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    try {
+      // Once the stream has begun there is no error to answer with: a failed read (the store gone, the client gone) ends it.
+      await streamLog(request, reply, { pollMs, read: () => session.stepLog(address) }).catch(() => undefined);
+    } finally {
+      streams--;
+      reply.raw.end();
+    }
+  });
+
+  api.get('/context/v1/:jobId', async (request, reply) => {
+    await sessionOf(engine, request, reply).find({ resource: records.job, ancestors: [], id: (request.params as { jobId: string }).jobId });
+    return reply.header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store').send('{}');
+  });
+
+  // Structured plan output is not kept: the stream ends at once, which the UI takes as nothing to add.
+  api.get('/context/v1/:jobId/stream', async (request, reply) => {
+    await sessionOf(engine, request, reply).find({ resource: records.job, ancestors: [], id: (request.params as { jobId: string }).jobId });
+    return reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-store').send('');
+  });
+  return Promise.resolve();
+}
+
+/**
+ * Sends a step's log line by line as it grows, each event's id the offset after its line, until
+ * the step has ended and every line is sent, or the client leaves. A client resuming from an offset
+ * that was trimmed meanwhile is told so.
+ */
+async function streamLog(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  { pollMs, read }: { pollMs: number; read: () => Promise<{ step: Row; log: StepLog | undefined }> },
+): Promise<void> {
+  const raw = reply.raw;
+  const client = { gone: false };
+  raw.once('close', () => {
+    client.gone = true;
+  });
+  const resumed = Number(request.headers['last-event-id']);
+  let offset = Number.isSafeInteger(resumed) && resumed > 0 ? resumed : 0;
+  let quietSince = Date.now();
+  const send = (text: string) => {
+    quietSince = Date.now();
+    return raw.write(text);
+  };
+  while (!client.gone) {
+    const { step, log } = await read();
+    // A step that ended without printing anything (cancelled before it started) has nothing to stream.
+    if (log === undefined && !['pending', 'running'].includes(String(step.status))) return;
+    if (log !== undefined) {
+      if (offset < log.trimmed) {
+        send(`id: ${log.trimmed}\ndata: [${log.trimmed - offset} earlier characters of this output were trimmed]\n\n`);
+        offset = log.trimmed;
+      }
+      const fresh = log.text.slice(offset - log.trimmed);
+      const end = log.finished ? fresh.length : fresh.lastIndexOf('\n') + 1;
+      const lines = fresh.slice(0, end);
+      if (lines !== '') {
+        let at = offset;
+        const events = lines
+          .replace(/\n$/, '')
+          .split('\n')
+          .map((line) => {
+            at += line.length + 1;
+            return `id: ${Math.min(at, offset + lines.length)}\ndata: ${line}\n\n`;
+          });
+        offset += lines.length;
+        if (!send(events.join('')))
+          await new Promise((resolve) => {
+            raw.once('drain', resolve);
+            raw.once('close', resolve);
+          });
+      }
+      if (log.finished && offset >= log.trimmed + log.text.length) return;
+    }
+    if (Date.now() - quietSince >= keepAliveMs) send(': keep-alive\n\n');
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}

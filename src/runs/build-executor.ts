@@ -1,0 +1,55 @@
+import { mkdir } from 'node:fs/promises';
+import { mintStateCredential, type TokenSigner } from '../auth/tokens.js';
+import type { Config } from '../config.js';
+import type { Engine } from '../engine/index.js';
+import { runRecords } from '../resources/index.js';
+import { Executor, type ExecutorLog } from './executor.js';
+import { ToolBinaries } from './tool-binaries.js';
+
+/** What an executor is made of besides the store: where steps reach the API, and who signs their state credentials. */
+export interface ExecutorPlace {
+  engine: Engine;
+  config: Config;
+  signer: TokenSigner;
+  log: ExecutorLog;
+  /** The URL run processes reach the API at; the public URL, when set, is where clients read logs. */
+  apiUrl: string;
+}
+
+const platformArch: Readonly<Record<string, string>> = { x64: 'amd64', arm64: 'arm64', ia32: '386', arm: 'arm' };
+
+/** An executor of this process's settings: in the server, or on its own (`stratum executor`). */
+export async function buildExecutor({ engine, config, signer, log, apiUrl }: ExecutorPlace): Promise<Executor> {
+  const { runs } = config;
+  await mkdir(runs.runsDir, { recursive: true, mode: 0o700 });
+  const { queue, reads } = engine.runs(runRecords);
+  const tools = new ToolBinaries({
+    directory: runs.toolsDir,
+    releases: { terraform: config.releases.terraformUrl, tofu: config.releases.tofuUrl },
+    timeoutMs: 120_000,
+    maxBytes: 512 * 1024 * 1024,
+    platform: { os: process.platform, arch: platformArch[process.arch] ?? process.arch },
+  });
+  return new Executor(
+    {
+      queue,
+      reads,
+      records: runRecords,
+      tools,
+      stateCredential: (inputs) =>
+        mintStateCredential(signer, { organizationId: inputs.organizationId, workspaceId: inputs.workspaceId, jobReference: inputs.jobId }),
+      settings: {
+        directory: runs.runsDir,
+        apiUrl,
+        publicUrl: config.state.publicUrl ?? apiUrl,
+        stepTimeoutMs: runs.stepTimeoutMs,
+        graceMs: runs.graceMs,
+        outputLimit: runs.logCharacters,
+        cliConfig: runs.cliConfig,
+      },
+    },
+    // One process of the embedded store: a job held by another executor was this process's before it stopped.
+    { runs: runs.concurrent, pollMs: 2000, leaseMs: 30_000, alone: config.databaseUrl === undefined },
+    log,
+  );
+}

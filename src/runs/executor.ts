@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Row } from '../model/index.js';
+import type { JobEvents } from './job-events.js';
+import { runJob, type JobRunParts } from './job-run.js';
+import { stopReason } from './stop-reason.js';
+
+export interface ExecutorSettings {
+  /** The most jobs this executor runs at once. */
+  runs: number;
+  /** How often it looks for jobs (it also looks whenever a job's status changes). */
+  pollMs: number;
+  /** How long a job stays held without a renewal: past it, any executor fails the job as abandoned. */
+  leaseMs: number;
+  /**
+   * Whether this is the only executor of its store (the embedded store's one process): then a job
+   * another executor held when the process stopped is abandoned at once, not when its lease ends.
+   */
+  alone: boolean;
+}
+
+export interface ExecutorLog {
+  info(message: string): void;
+  warn(error: unknown, message: string): void;
+}
+
+/**
+ * Takes jobs from the store and runs them, a bounded number at a time: in the server process by
+ * default, or as `stratum executor` processes beside it. Holding a job is a lease it renews while it
+ * runs; a job whose status a client set to cancelled, or whose lease it lost, is interrupted.
+ */
+export class Executor {
+  readonly id = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private timer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
+  private again = false;
+  private stopping = false;
+  private unlisten: (() => void) | undefined;
+
+  constructor(
+    private readonly parts: JobRunParts,
+    private readonly settings: ExecutorSettings,
+    private readonly log: ExecutorLog,
+  ) {}
+
+  /** Ends what a stopped executor left behind, then starts looking for jobs. */
+  async start(events: JobEvents): Promise<void> {
+    await this.recover();
+    this.unlisten = events.listen((event) => {
+      const held = this.running.get(String(event.jobId));
+      if (held !== undefined && event.status === 'cancelled') held.abort.abort('cancelled');
+      if (['pending', 'approved', 'cancelled', 'completed', 'noChanges', 'failed', 'rejected'].includes(event.status)) this.wake();
+    });
+    this.timer = setInterval(() => this.wake(), this.settings.pollMs);
+    this.wake();
+  }
+
+  /** Stops taking jobs and interrupts those running: each fails with the reason, its state lock released by the tool itself. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.unlisten?.();
+    if (this.timer !== undefined) clearInterval(this.timer);
+    for (const run of this.running.values()) run.abort.abort(stopReason);
+    await this.polling;
+    await Promise.all([...this.running.values()].map((run) => run.done));
+  }
+
+  /** Looks for jobs now (once at a time; a call meanwhile makes it look again after). */
+  wake(): void {
+    if (this.stopping) return;
+    if (this.polling !== undefined) {
+      this.again = true;
+      return;
+    }
+    this.polling = this.poll()
+      .catch((error: unknown) => this.log.warn(error, 'executor: looking for jobs failed'))
+      .finally(() => {
+        this.polling = undefined;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        }
+      });
+  }
+
+  private async recover(): Promise<void> {
+    const ended = await this.parts.queue.recover((executor) => this.settings.alone && executor !== this.id);
+    for (const id of ended)
+      this.log.info(`executor: job ${id} was abandoned by a stopped executor; it failed and its state lock was released`);
+  }
+
+  private async poll(): Promise<void> {
+    await this.recover();
+    while (!this.stopping && this.running.size < this.settings.runs) {
+      const job = await this.parts.queue.claim(this.id, this.settings.leaseMs);
+      if (job === undefined) return;
+      this.launch(job);
+    }
+  }
+
+  private launch(job: Row): void {
+    const id = String(job.id);
+    const abort = new AbortController();
+    const renew = setInterval(
+      () => {
+        void this.parts.queue.renew(id, this.id, this.settings.leaseMs).then(
+          (status) => {
+            if (status === undefined || status === 'cancelled') abort.abort('cancelled');
+          },
+          (error: unknown) => this.log.warn(error, `executor: renewing the lease of job ${id} failed`),
+        );
+      },
+      Math.max(100, Math.floor(this.settings.leaseMs / 3)),
+    );
+    const done = runJob(this.parts, this.id, job, abort.signal)
+      .catch(async (error: unknown) => {
+        this.log.warn(error, `executor: job ${id} failed unexpectedly`);
+        await this.parts.queue
+          .move(id, this.id, {
+            to: 'failed',
+            from: ['queue', 'running', 'approved'],
+            reason: 'The executor failed while running this job; its log has the details.',
+            release: true,
+          })
+          .catch(() => undefined);
+      })
+      .finally(() => {
+        clearInterval(renew);
+        this.running.delete(id);
+        this.wake();
+      });
+    this.running.set(id, { abort, done });
+  }
+}

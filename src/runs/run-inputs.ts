@@ -1,0 +1,97 @@
+import path from 'node:path';
+import type { RunSource } from '../engine/index.js';
+import type { GitRemote } from '../git/index.js';
+import { isTrue, type Row } from '../model/index.js';
+import { remoteOf } from '../resources/module-versions.js';
+import { readFlow, type FlowStep } from './flow.js';
+import { assembleVariables, type RunVariable, type RunVariables } from './run-variables.js';
+import type { ToolKind } from './tool-binaries.js';
+
+/** Everything a job's steps run with, read once when the executor takes the job. */
+export interface RunInputs {
+  jobId: string;
+  organizationId: string;
+  workspaceId: string;
+  /** The flow's steps with their step records, in the order they run. */
+  steps: { flow: FlowStep; record: Row }[];
+  remote: GitRemote;
+  /** The branch the job runs (its override, or the workspace's), or the commit an earlier step of it ran. */
+  ref: string;
+  /** The folder of the repository Terraform runs in, relative and inside it. */
+  folder: string;
+  tool: { kind: ToolKind; version: string };
+  variables: RunVariables;
+  targets: string[];
+  replaces: string[];
+  refresh: boolean;
+  refreshOnly: boolean;
+}
+
+/** Why a job cannot run, said in its `comments` as is. */
+export class RunProblem extends Error {}
+
+const toVariable = (row: Row): RunVariable => ({
+  key: String(row.key),
+  value: typeof row.value === 'string' ? row.value : '',
+  category: row.category === 'ENV' ? 'ENV' : 'TERRAFORM',
+  hcl: isTrue(row.hcl),
+  sensitive: isTrue(row.sensitive),
+});
+
+const textList = (value: unknown): string[] => {
+  if (typeof value !== 'string' || value === '') return [];
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return Array.isArray(parsed) ? parsed.filter((item): item is string => typeof item === 'string') : [];
+  } catch {
+    return [];
+  }
+};
+
+/** A run's inputs from what the store holds; RunProblem names what stops it before anything runs. */
+export async function runInputs(source: RunSource): Promise<RunInputs> {
+  const { job, workspace, template } = source;
+  if (template === undefined) throw new RunProblem(`The template ${String(job.template_reference)} is gone.`);
+  const reading = readFlow(String(template.tcl));
+  if ('problem' in reading) throw new RunProblem(reading.problem);
+  const records = new Map(source.steps.map((step) => [Number(step.step_number), step]));
+  const steps = reading.steps.map((flow) => {
+    const record = records.get(flow.step);
+    if (record === undefined) throw new RunProblem(`The template changed since the job was created: its step ${flow.step} is new.`);
+    return { flow, record };
+  });
+  const url = typeof workspace.source === 'string' ? workspace.source.trim() : '';
+  if (url === '' || url === 'empty')
+    throw new RunProblem('The workspace has no repository (it is CLI-driven): Stratum runs templates on workspaces with a source.');
+  const version = typeof workspace.terraform_version === 'string' ? workspace.terraform_version.trim() : '';
+  if (version === '') throw new RunProblem('The workspace names no Terraform version (terraformVersion).');
+  const folder = path.posix.normalize(`/${typeof workspace.folder === 'string' ? workspace.folder : '/'}`).replace(/^\/+/, '');
+  if (folder.split('/').includes('..')) throw new RunProblem(`The workspace's folder ${String(workspace.folder)} leaves the repository.`);
+  const commit = typeof job.commit_id === 'string' && job.commit_id !== '' ? job.commit_id : undefined;
+  const branch = typeof job.override_branch === 'string' && job.override_branch.trim() !== '' ? job.override_branch : workspace.branch;
+  const variables = await assembleVariables({
+    globals: source.globals.map(toVariable),
+    collections: source.collections.map(({ collection, items }) => ({
+      name: String(collection.name),
+      priority: Number(collection.priority ?? 0),
+      items: items.map(toVariable),
+    })),
+    workspace: source.variables.map(toVariable),
+  });
+  if (variables.problems.length > 0) throw new RunProblem(variables.problems.join(' '));
+  return {
+    jobId: String(job.id),
+    organizationId: String(job.organization_id),
+    workspaceId: String(workspace.id),
+    steps,
+    remote: await remoteOf(source.secrets, url, workspace.ssh_id, workspace.vcs_id),
+    ref: commit ?? (typeof branch === 'string' && branch !== '' ? branch : 'main'),
+    folder,
+    tool: { kind: workspace.iac_type === 'tofu' ? 'tofu' : 'terraform', version },
+    variables,
+    targets: textList(job.target_addrs),
+    replaces: textList(job.replace_addrs),
+    refresh: isTrue(job.refresh),
+    refreshOnly: isTrue(job.refresh_only),
+  };
+}

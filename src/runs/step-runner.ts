@@ -1,0 +1,173 @@
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { checkout, GitFailure } from '../git/index.js';
+import type { FlowCommand, FlowStep } from './flow.js';
+import type { RunInputs } from './run-inputs.js';
+import { terraformVariablesFile } from './run-variables.js';
+import type { StepOutput } from './step-output.js';
+import { runStepProcess, type StepEnd } from './step-process.js';
+
+/** Where a step runs, and with what. */
+export interface StepPlace {
+  inputs: RunInputs;
+  flow: FlowStep;
+  /** An empty folder of its own: the repository is checked out into it. */
+  directory: string;
+  /** The Terraform (or OpenTofu) binary. */
+  binary: string;
+  /** The environment every process of the step gets: variables, the state backend and its credential. */
+  environment: Record<string, string>;
+  output: StepOutput;
+  cancel: AbortSignal;
+  timeoutMs: number;
+  graceMs: number;
+  /** The job's saved plan, kept between its plan and apply steps. */
+  plans: { save(plan: Buffer): Promise<void>; read(): Promise<Buffer | undefined> };
+}
+
+/** How a step ended: a plan also says whether it found changes; every step says the commit it ran. */
+export type StepOutcome =
+  | { kind: 'completed'; commit: string; planChanges?: boolean }
+  | { kind: 'failed'; reason: string; commit?: string }
+  | { kind: 'cancelled' };
+
+/** A backend override: whatever backend the repository names, the run keeps its state in Stratum. */
+const backendOverride = 'zz_stratum_backend_override.tf';
+const planFile = 'stratum.tfplan';
+
+class StepFailure extends Error {}
+class StepCancelled extends Error {}
+
+/**
+ * Runs one step of a flow as Terrakube's executor does: the repository checked out at the job's
+ * branch (or the commit its first step ran, so every step of a job runs the same code), the
+ * variables written beside it, `init`, the step's commands around its own work, and its work:
+ * plan (saving the plan for a later apply), apply (of that plan, or afresh), destroy, or scripts.
+ */
+export async function runStep(place: StepPlace): Promise<StepOutcome> {
+  const { output } = place;
+  let commit: string | undefined;
+  try {
+    commit = await checkoutSource(place);
+    const folder = path.join(place.directory, 'source', place.inputs.folder);
+    if (!(await stat(folder).catch(() => undefined))?.isDirectory())
+      throw new StepFailure(`The repository has no folder ${place.inputs.folder} at ${commit}.`);
+    await writeFile(path.join(folder, backendOverride), 'terraform {\n  backend "http" {}\n}\n');
+    if (place.inputs.variables.terraformFile !== '')
+      await writeFile(path.join(folder, terraformVariablesFile), place.inputs.variables.terraformFile, { mode: 0o600 });
+    const type = place.flow.type;
+    const scripts = (when: 'beforeInit' | 'before' | 'after') =>
+      runScripts(
+        place,
+        folder,
+        place.flow.commands.filter((c) => c[when]),
+      );
+    if (type === 'customScripts') {
+      await runScripts(place, folder, place.flow.commands);
+      return { kind: 'completed', commit };
+    }
+    await scripts('beforeInit');
+    await tool(place, folder, ['init', '-input=false', '-no-color']);
+    await scripts('before');
+    let planChanges: boolean | undefined;
+    if (type === 'terraformPlan' || type === 'terraformPlanDestroy') {
+      const code = await tool(place, folder, planArguments(place, type === 'terraformPlanDestroy'), [0, 2]);
+      planChanges = code === 2;
+      await place.plans.save(await readFile(path.join(folder, planFile)));
+    } else if (type === 'terraformApply') {
+      const plan = await place.plans.read();
+      if (plan === undefined) await tool(place, folder, ['apply', '-input=false', '-no-color', '-auto-approve', ...targets(place)]);
+      else {
+        await writeFile(path.join(folder, planFile), plan, { mode: 0o600 });
+        await tool(place, folder, ['apply', '-input=false', '-no-color', planFile]);
+      }
+    } else if (type === 'terraformDestroy') {
+      await tool(place, folder, ['destroy', '-input=false', '-no-color', '-auto-approve', ...targets(place)]);
+    }
+    await scripts('after');
+    return planChanges === undefined ? { kind: 'completed', commit } : { kind: 'completed', commit, planChanges };
+  } catch (error) {
+    if (error instanceof StepCancelled) return { kind: 'cancelled' };
+    if (error instanceof StepFailure || error instanceof GitFailure) {
+      output.write(`\n${error.message}\n`);
+      return commit === undefined ? { kind: 'failed', reason: error.message } : { kind: 'failed', reason: error.message, commit };
+    }
+    throw error;
+  }
+}
+
+async function checkoutSource(place: StepPlace): Promise<string> {
+  const { inputs, output } = place;
+  output.write(`Checking out ${inputs.remote.url} at ${inputs.ref}\n`);
+  const commit = await checkout(inputs.remote, inputs.ref, path.join(place.directory, 'source'));
+  output.write(`Commit ${commit}\n`);
+  return commit;
+}
+
+function targets(place: StepPlace): string[] {
+  return place.inputs.targets.map((address) => `-target=${address}`);
+}
+
+/** `plan` as the job asks for it; -replace and -refresh-only only when asked, since older versions lack them. */
+function planArguments(place: StepPlace, destroy: boolean): string[] {
+  const { inputs } = place;
+  return [
+    'plan',
+    '-input=false',
+    '-no-color',
+    `-out=${planFile}`,
+    '-detailed-exitcode',
+    ...(destroy ? ['-destroy'] : []),
+    ...(inputs.refresh ? [] : ['-refresh=false']),
+    ...(inputs.refreshOnly ? ['-refresh-only'] : []),
+    ...targets(place),
+    ...inputs.replaces.map((address) => `-replace=${address}`),
+  ];
+}
+
+/** Runs the tool; a code outside `accepted` fails the step (Terraform has printed why). */
+async function tool(place: StepPlace, folder: string, args: string[], accepted: number[] = [0]): Promise<number> {
+  place.output.write(`\n$ ${place.inputs.tool.kind} ${args.join(' ')}\n`);
+  const end = await run(place, folder, place.binary, args);
+  if (end.kind === 'exited' && accepted.includes(end.code)) return end.code;
+  throw stepEnded(end, `${place.inputs.tool.kind} ${args[0] ?? ''}`);
+}
+
+/** A flow's BASH scripts, in priority order, each in the folder Terraform runs in. */
+async function runScripts(place: StepPlace, folder: string, commands: FlowCommand[]): Promise<void> {
+  const ordered = [...commands].sort((a, b) => a.priority - b.priority);
+  for (const [index, command] of ordered.entries()) {
+    place.output.write(`\n$ script ${index + 1} of ${ordered.length}\n`);
+    const end = await run(place, folder, '/bin/bash', ['-c', command.script]);
+    if (end.kind !== 'exited' || end.code !== 0) throw stepEnded(end, `script ${index + 1}`);
+  }
+}
+
+async function run(place: StepPlace, cwd: string, command: string, args: string[]): Promise<StepEnd> {
+  await mkdir(cwd, { recursive: true });
+  return runStepProcess({
+    command,
+    args,
+    cwd,
+    env: { ...place.environment, ...place.flow.inputsEnv },
+    output: place.output,
+    timeoutMs: place.timeoutMs,
+    graceMs: place.graceMs,
+    cancel: place.cancel,
+  });
+}
+
+function stepEnded(end: StepEnd, what: string): Error {
+  switch (end.kind) {
+    case 'exited':
+      return new StepFailure(`${what} exited with code ${end.code}.`);
+    case 'cancelled':
+      return new StepCancelled();
+    case 'timed out':
+      return new StepFailure(`${what} ran out of time and was stopped.`);
+    case 'killed':
+      return new StepFailure(`${what} was killed (${end.signal}).`);
+    case 'not started':
+      return new StepFailure(`${what} could not start: ${end.reason}`);
+  }
+}

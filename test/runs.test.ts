@@ -130,6 +130,12 @@ for (const kind of storeKinds) {
       assert.equal(response.status, 201, response.text);
       return (response.body.data as JsonRecord).id;
     };
+    const templateNamed = async (name: string) => {
+      const response = await server.get(org('/template'));
+      const found = (response.body.data as JsonRecord[]).find((record) => record.attributes.name === name);
+      assert.ok(found, `no template ${name}`);
+      return found.id;
+    };
     const jobOf = async (id: string) => {
       const response = await server.get(org(`/job/${id}?include=step`));
       assert.equal(response.status, 200, response.text);
@@ -205,6 +211,116 @@ for (const kind of storeKinds) {
         unchanged.steps.map((step) => step.attributes.status),
         ['completed', 'notExecuted', 'notExecuted'],
       );
+    });
+
+    it('runs one job of a workspace at a time: a second waits, pending, behind one waiting for its approval', async () => {
+      const workspace = await workspaceRunning('queue', 'echo queued');
+      const first = await startJob(workspace);
+      await statusOf(first, 'waitingApproval');
+      const second = await startJob(workspace);
+      // The executor looks every 2 s and whenever a status changes: it has had its chance.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      assert.equal((await jobOf(second)).job.attributes.status, 'pending');
+      const approved = await server.patch(org(`/job/${first}`), resourceDocument('job', { status: 'approved' }, { id: first }));
+      assert.equal(approved.status, 204, approved.text);
+      await statusOf(first, 'completed');
+      // The first applied what the second would: it finds nothing to change.
+      await statusOf(second, 'noChanges');
+    });
+
+    it('serves a step log only to callers who see the job, and streams it while the step runs', async () => {
+      const workspace = await workspaceRunning('stream', 'for i in 1 2 3 4 5 6 7 8 9 10; do echo line-$i; sleep 0.3; done');
+      const planAndApply = await templateNamed('Plan and apply');
+      const id = await startJob(workspace, planAndApply);
+      const running = await eventually(
+        'the apply step runs',
+        async () => {
+          const { steps } = await jobOf(id);
+          assert.equal(steps[1]?.attributes.status, 'running');
+          return steps[1];
+        },
+        { timeoutMs: 60_000, intervalMs: 100 },
+      );
+      const url = new URL(String(running.attributes.output));
+      assert.match(url.pathname, new RegExp(`^/tfoutput/v1/organization/${organization}/job/${id}/step/[0-9a-f-]+$`));
+      const stream = await fetch(`${server.url}${url.pathname}/stream`, { headers: { authorization: `Bearer ${server.adminToken}` } });
+      assert.equal(stream.status, 200);
+      assert.match(String(stream.headers.get('content-type')), /^text\/event-stream/);
+      const events = await stream.text();
+      assert.match(events, /data: .*line-10/);
+      assert.match(events, /^id: \d+$/m);
+      await statusOf(id, 'completed');
+
+      const stranger = await server.token();
+      assert.equal((await server.get(url.pathname, { token: stranger })).status, 404);
+      assert.equal((await server.get(`${url.pathname}/stream`, { token: stranger })).status, 404);
+      assert.equal((await server.get(url.pathname, { token: null })).status, 401);
+      const context = await server.get(`/context/v1/${id}`);
+      assert.equal(context.status, 200);
+      assert.deepEqual(context.body, {});
+      assert.equal((await server.get(`/context/v1/${id}`, { token: stranger })).status, 404);
+    });
+
+    it('cancels a running apply: the tool is interrupted, the lock released, and the workspace free again', async () => {
+      const workspace = await workspaceRunning('cancel', 'sleep 30');
+      const planAndApply = await templateNamed('Plan and apply');
+      const id = await startJob(workspace, planAndApply);
+      await eventually('the apply step runs', async () => assert.equal((await jobOf(id)).steps[1]?.attributes.status, 'running'), {
+        timeoutMs: 60_000,
+        intervalMs: 100,
+      });
+      const cancelled = await server.patch(org(`/job/${id}`), resourceDocument('job', { status: 'cancelled' }, { id }));
+      assert.equal(cancelled.status, 204, cancelled.text);
+      await eventually(
+        'the apply step is cancelled',
+        async () =>
+          assert.deepEqual(
+            (await jobOf(id)).steps.map((step) => step.attributes.status),
+            ['completed', 'cancelled'],
+          ),
+        { timeoutMs: 30_000, intervalMs: 200 },
+      );
+      assert.equal((await jobOf(id)).job.attributes.status, 'cancelled');
+      await eventually('the state lock is released', async () => {
+        const lock = await server.query(`select count(*) as n from state_lock where workspace_id = $1`, [workspace]);
+        assert.equal(Number(lock[0]?.n), 0);
+      });
+      const plan = await templateNamed('Plan');
+      const next = await startJob(workspace, plan);
+      await statusOf(next, 'completed');
+    });
+
+    it('starts a run when a schedule fires, once, and never for times before the schedule was made', async () => {
+      const workspace = await workspaceRunning('schedule', 'echo scheduled');
+      const plan = await templateNamed('Plan');
+      // A time a few seconds ahead, in UTC, with its year: the schedule fires there and never again.
+      const at = new Date(Date.now() + 4000);
+      const cron = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} ${at.getUTCDate()} ${at.getUTCMonth() + 1} ? ${at.getUTCFullYear()}`;
+      const created = await server.post(org(`/workspace/${workspace}/schedule`), {
+        data: { type: 'schedule', attributes: { cron, templateReference: plan } },
+      });
+      assert.equal(created.status, 201, created.text);
+      // A schedule whose only time has passed never fires.
+      const past = await server.post(org(`/workspace/${workspace}/schedule`), {
+        data: { type: 'schedule', attributes: { cron: '0 0 0 1 1 ? 2020', templateReference: plan } },
+      });
+      assert.equal(past.status, 201, past.text);
+      const jobs = await eventually(
+        'the schedule made a job',
+        async () => {
+          const response = await server.get(org(`/workspace/${workspace}/job`));
+          const list = response.body.data as JsonRecord[];
+          assert.equal(list.length, 1, response.text);
+          return list;
+        },
+        { timeoutMs: 30_000, intervalMs: 250 },
+      );
+      assert.equal(jobs[0]?.attributes.via, 'Schedule');
+      await statusOf(jobs[0].id, 'completed');
+      const schedule = await server.get(org(`/workspace/${workspace}/schedule/${String(created.body.data.id)}`));
+      assert.equal(schedule.body.data.attributes.firing, true);
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      assert.equal(((await server.get(org(`/workspace/${workspace}/job`))).body.data as JsonRecord[]).length, 1);
     });
   });
 }

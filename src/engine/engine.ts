@@ -14,6 +14,7 @@ import { buildShape } from './shaped-queries.js';
 import type { Announcement, EngineParts, Scope } from './scope.js';
 import { JobQueue, type RunRecords } from './job-queue.js';
 import { RunReads } from './run-reads.js';
+import { ScheduleFires, type NextFire } from './schedule-fires.js';
 import { openedRecord } from './seal.js';
 import { Session } from './session.js';
 
@@ -79,12 +80,13 @@ export class Engine {
 
   /**
    * The executor's access, as the service itself: the queue it takes jobs from and moves them
-   * through, and what a run reads (its inputs with secrets opened) and writes beside the records.
+   * through, what a run reads (its inputs with secrets opened) and writes beside the records, and
+   * the schedules that make jobs (`next` reads their cron expressions).
    */
-  runs(records: RunRecords): { queue: JobQueue; reads: RunReads } {
+  runs(records: RunRecords, next: NextFire): { queue: JobQueue; reads: RunReads; schedules: ScheduleFires } {
     const { parts } = this;
     const scope: Scope = { engine: parts, caller: serviceCaller, db: parts.store.db, budget: parts.memory.budget() };
-    return { queue: new JobQueue(scope, records), reads: new RunReads(scope, records) };
+    return { queue: new JobQueue(scope, records), reads: new RunReads(scope, records), schedules: new ScheduleFires(scope, records, next) };
   }
 
   /** The names of the permission flags `Session.permissions` answers with. */

@@ -172,13 +172,15 @@ export function writeContext(tx: Scope, tenantId: TenantId, now: string): WriteC
       if (tenant === undefined) throw notFound(registry.tenant.type, id);
       return tenant;
     },
-    insert: async (resource, parentId, given) => {
+    insert: async (resource, parentId, given, links = {}) => {
       const attributes: AttributeValues = {};
       for (const [name, attribute] of Object.entries(resource.attributes)) if (!attribute.readOnly) attributes[name] = defaultOf(attribute);
-      const record = { id: newRecordId(), parentId, tenantId, attributes: { ...attributes, ...given }, relationships: {}, members: {} };
+      const id = resource.sequenceIds === true ? await nextSequenceId(tx, resource) : newRecordId();
+      const record = { id, parentId, tenantId, attributes: { ...attributes, ...given }, relationships: { ...links }, members: {} };
       const row = await insertRow(tx, resource, await recordColumns(tx, resource, record, now));
       if (row === undefined) throw new Error(`inserting into ${resource.table} returned no row`);
       await resource.afterCreate?.(writeContext(tx, tenantId, now), row, undefined);
+      return id;
     },
     removeChildren: async (resource, parentId, keep = () => false) => {
       const link = registry.parentLink(resource);

@@ -30,8 +30,16 @@ export interface SecretReader {
 export interface WriteContext extends SecretReader {
   /** The tenant record the written record lives in. */
   tenant(): Promise<Row>;
-  /** Creates a record of `resource` under `parentId`, in the same transaction and as the same caller. */
-  insert(resource: ResourceDeclaration, parentId: string, values: AttributeValues): Promise<void>;
+  /**
+   * Creates a record of `resource` under `parentId`, in the same transaction and as the same caller,
+   * with `links` (to-one relationships by name, to records of the same tenant). Answers its id.
+   */
+  insert(
+    resource: ResourceDeclaration,
+    parentId: string,
+    values: AttributeValues,
+    links?: Readonly<Record<string, string>>,
+  ): Promise<string>;
   /**
    * Deletes the records of `resource` under `parentId` that the hook derives and derives again:
    * every one but those `keep` accepts (records a client made by hand).

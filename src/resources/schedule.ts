@@ -5,9 +5,9 @@ import { quartzCronProblem } from './quartz-cron.js';
 const maxTclBytes = 256 * 1024;
 
 /**
- * When a template runs on a workspace by itself, as a Quartz cron expression (Terrakube's Schedules
- * tab). Stratum stores and serves schedules, but has no runs to start yet: `firing` says so, and
- * stays false, so no client takes a stored schedule for one that ran.
+ * When a template runs on a workspace by itself, as a Quartz cron expression in UTC (Terrakube's
+ * Schedules tab). An executor fires it (src/engine/schedule-fires.ts): `firing` turns true once an
+ * executor has computed its next firing, within seconds of its creation while one runs.
  */
 export const schedule = defineResource({
   type: 'schedule',

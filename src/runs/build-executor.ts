@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Engine } from '../engine/index.js';
 import { runRecords } from '../resources/index.js';
 import { Executor, type ExecutorLog } from './executor.js';
+import { nextFireTime } from './quartz-schedule.js';
 import { ToolBinaries } from './tool-binaries.js';
 
 /** What an executor is made of besides the store: where steps reach the API, and who signs their state credentials. */
@@ -22,7 +23,7 @@ const platformArch: Readonly<Record<string, string>> = { x64: 'amd64', arm64: 'a
 export async function buildExecutor({ engine, config, signer, log, apiUrl }: ExecutorPlace): Promise<Executor> {
   const { runs } = config;
   await mkdir(runs.runsDir, { recursive: true, mode: 0o700 });
-  const { queue, reads } = engine.runs(runRecords);
+  const { queue, reads, schedules } = engine.runs(runRecords, nextFireTime);
   const tools = new ToolBinaries({
     directory: runs.toolsDir,
     releases: { terraform: config.releases.terraformUrl, tofu: config.releases.tofuUrl },
@@ -34,6 +35,7 @@ export async function buildExecutor({ engine, config, signer, log, apiUrl }: Exe
     {
       queue,
       reads,
+      schedules,
       records: runRecords,
       tools,
       stateCredential: (inputs) =>

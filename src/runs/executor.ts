@@ -92,6 +92,8 @@ export class Executor {
 
   private async poll(): Promise<void> {
     await this.recover();
+    for (const { scheduleId, jobId } of await this.parts.schedules.fireDue(new Date()))
+      this.log.info(`executor: schedule ${scheduleId} fired: job ${jobId}`);
     while (!this.stopping && this.running.size < this.settings.runs) {
       const job = await this.parts.queue.claim(this.id, this.settings.leaseMs);
       if (job === undefined) return;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { JobQueue, RunReads, RunRecords } from '../engine/index.js';
+import type { JobQueue, RunReads, RunRecords, ScheduleFires } from '../engine/index.js';
 import type { Row } from '../model/index.js';
 import { RunProblem, runInputs, type RunInputs } from './run-inputs.js';
 import { StepOutput } from './step-output.js';
@@ -29,6 +29,8 @@ export interface RunSettings {
 export interface JobRunParts {
   queue: JobQueue;
   reads: RunReads;
+  /** The workspace schedules that make jobs when they fire. */
+  schedules: ScheduleFires;
   records: RunRecords;
   tools: ToolBinaries;
   /** A credential for the job's workspace state alone, short-lived. */

@@ -43,6 +43,8 @@ export function jobRuns(dialect: Dialect): Migration {
       await db.schema
         .createTable('schedule_fire')
         .addColumn('schedule_id', text, (c) => c.primaryKey().references('schedule.id').onDelete('cascade'))
+        // The expression the next firing was computed from: a schedule whose cron changed is computed anew.
+        .addColumn('cron', text, (c) => c.notNull())
         .addColumn('next_fire', timestamp)
         .execute();
     },

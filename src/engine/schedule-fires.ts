@@ -1,0 +1,104 @@
+import { isTrue, type Row } from '../model/index.js';
+import type { RunRecords } from './job-queue.js';
+import { inTransaction, type Scope } from './scope.js';
+import { writeContext } from './write.js';
+
+const fireTable = 'schedule_fire';
+
+/** When a cron expression fires next after a time; undefined when it never does again. */
+export type NextFire = (cron: string, after: Date) => Date | undefined;
+
+/** A schedule that fired: the job it made. */
+export interface Fired {
+  scheduleId: string;
+  jobId: string;
+}
+
+/**
+ * Workspace schedules firing: each schedule's next firing is kept beside it (computed from its cron
+ * when it is new or its cron changed, from then on: a schedule never fires for times before it was
+ * seen), and a firing that is due is taken by one conditional update of that time, so that of all
+ * the processes looking, one makes the job. A disabled schedule, or one without a template, does
+ * not fire; its time is kept moving so it does not fire for missed times once enabled.
+ */
+export class ScheduleFires {
+  constructor(
+    private readonly scope: Scope,
+    private readonly records: RunRecords,
+    private readonly next: NextFire,
+  ) {}
+
+  /** Fires every schedule that is due at `now`: answers the jobs made. */
+  async fireDue(now: Date): Promise<Fired[]> {
+    await this.track(now);
+    const schedule = this.records.schedule.table;
+    const due = await this.scope.db
+      .selectFrom(`${fireTable} as f`)
+      .innerJoin(`${schedule} as s`, 's.id', 'f.schedule_id')
+      .innerJoin(`${this.records.workspace.table} as w`, 'w.id', 's.workspace_id')
+      .select(['s.id', 's.cron', 's.enabled', 's.template_reference', 's.workspace_id', 'w.organization_id', 'w.deleted', 'f.next_fire'])
+      .where('f.next_fire', '<=', now.toISOString())
+      .limit(100)
+      .execute();
+    const fired: Fired[] = [];
+    for (const row of due) {
+      const jobId = await this.fire(row, now);
+      if (jobId !== undefined) fired.push({ scheduleId: String(row.id), jobId });
+    }
+    return fired;
+  }
+
+  /** Computes the next firing of schedules seen for the first time, or whose cron changed. */
+  private async track(now: Date): Promise<void> {
+    const schedule = this.records.schedule.table;
+    const untracked = await this.scope.db
+      .selectFrom(`${schedule} as s`)
+      .leftJoin(`${fireTable} as f`, 'f.schedule_id', 's.id')
+      .select(['s.id', 's.cron', 'f.cron as tracked'])
+      .where((eb) => eb.or([eb('f.schedule_id', 'is', null), eb('f.cron', '<>', eb.ref('s.cron'))]))
+      .limit(500)
+      .execute();
+    for (const row of untracked) {
+      const next = this.nextAfter(String(row.cron), now);
+      const values = { cron: String(row.cron), next_fire: next };
+      await this.scope.db
+        .insertInto(fireTable)
+        .values({ schedule_id: row.id, ...values })
+        .onConflict((conflict) => conflict.column('schedule_id').doUpdateSet(values))
+        .execute();
+      // Clients read `firing` to know that Stratum starts the schedule's runs (it is false until then).
+      await this.scope.db.updateTable(schedule).set({ firing: 1 }).where('id', '=', row.id).execute();
+    }
+  }
+
+  private fire(row: Row, now: Date): Promise<string | undefined> {
+    return inTransaction(this.scope, undefined, async (tx) => {
+      const taken = await tx.db
+        .updateTable(fireTable)
+        .set({ next_fire: this.nextAfter(String(row.cron), now) })
+        .where('schedule_id', '=', row.id)
+        .where('next_fire', '=', row.next_fire)
+        .executeTakeFirst();
+      if (Number(taken.numUpdatedRows) !== 1) return undefined;
+      const template = typeof row.template_reference === 'string' && row.template_reference !== '' ? row.template_reference : undefined;
+      if (!isTrue(row.enabled) || template === undefined || isTrue(row.deleted)) return undefined;
+      const organizationId = String(row.organization_id);
+      const context = writeContext(tx, () => Promise.resolve(organizationId), now.toISOString());
+      return context.insert(
+        this.records.job,
+        organizationId,
+        { templateReference: template, via: 'Schedule' },
+        { workspace: String(row.workspace_id) },
+      );
+    });
+  }
+
+  /** The next firing as stored: null when the expression never fires again (or cannot be read), which stops it. */
+  private nextAfter(cron: string, after: Date): string | null {
+    try {
+      return this.next(cron, after)?.toISOString() ?? null;
+    } catch {
+      return null;
+    }
+  }
+}

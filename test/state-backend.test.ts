@@ -9,7 +9,16 @@ import { createHash, randomUUID } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import { mintStateCredential } from '../src/auth/tokens.ts';
 import { data, literal } from './graphql-helpers.ts';
-import { assertError, createOrganization, createRecord, createWorkspace, describeEachStore, type Response } from './harness.ts';
+import {
+  assertError,
+  createOrganization,
+  createRecord,
+  createWorkspace,
+  describeEachStore,
+  resourceDocument,
+  writeFirstState,
+  type Response,
+} from './harness.ts';
 import { runStandIn, standInProject } from './state-backend-stand-in.ts';
 
 /** A Terraform state (format 4) holding a secret output and a resource, as Terraform writes one. */
@@ -326,9 +335,41 @@ describeEachStore('the Terraform http state backend', { env: { STRATUM_STATE_MAX
       assert.ok(latest !== undefined);
       assert.equal(latest.attributes.jobReference, '7');
       assert.equal(latest.attributes.createdBy, 'job:7');
-      const other = await createWorkspace(context.server, organization);
+      const other = await createWorkspace(context.server, organization, { globalRemoteState: false });
       assertError(await send('GET', `${base(other)}/state`, undefined, basic(credential)), 403);
       assert.equal((await context.server.get(`/api/v1/organization/${organization}`, { token: credential })).status, 401);
+    });
+
+    it("lets a job's credential read the state of the workspaces that share theirs with it, and change none", async () => {
+      const credential = await mintStateCredential(context.server.signer, {
+        organizationId: organization,
+        workspaceId: workspace,
+        jobReference: '8',
+      });
+      // globalRemoteState (on by default): every workspace of the organization reads it, as terraform_remote_state does.
+      const open = await createWorkspace(context.server, organization);
+      await writeFirstState(context.server, organization, open);
+      const read = await send('GET', `${base(open)}/state`, undefined, basic(credential));
+      assert.equal(read.status, 200, read.text);
+      assert.equal(JSON.parse(read.text).serial, 1);
+      assertError(await send('LOCK', `${base(open)}/lock`, lockInfo(), basic(credential)), 403);
+      assertError(await send('POST', `${base(open)}/state`, stateText(9, 'y'), basic(credential)), 403);
+
+      // Off, only the workspaces its sharedIds lists read it.
+      const closed = await createWorkspace(context.server, organization, { globalRemoteState: false });
+      await writeFirstState(context.server, organization, closed);
+      assertError(await send('GET', `${base(closed)}/state`, undefined, basic(credential)), 403);
+      const shared = await context.server.patch(
+        `/api/v1/organization/${organization}/workspace/${closed}`,
+        resourceDocument('workspace', { sharedIds: workspace }, { id: closed }),
+      );
+      assert.equal(shared.status, 204, shared.text);
+      assert.equal((await send('GET', `${base(closed)}/state`, undefined, basic(credential))).status, 200);
+
+      // Another organization's workspace is never shared.
+      const elsewhere = await createOrganization(context.server);
+      const foreign = await createWorkspace(context.server, elsewhere);
+      assertError(await send('GET', `/tfstate/v1/organization/${elsewhere}/workspace/${foreign}/state`, undefined, basic(credential)), 403);
     });
   });
 

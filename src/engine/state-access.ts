@@ -1,6 +1,6 @@
 import { auditName, type Caller } from '../auth/caller.js';
 import { ApiError, forbidden, notFound } from '../errors.js';
-import { columnOf, type ResourceDeclaration, type Row, type StateRecords } from '../model/index.js';
+import { columnOf, isTrue, type ResourceDeclaration, type Row, type StateRecords } from '../model/index.js';
 import { capabilitiesIn, grantedOn } from '../policy/capabilities.js';
 import { locateRecord, recordsAbove } from './locate.js';
 import type { Scope } from './scope.js';
@@ -53,16 +53,21 @@ export async function authorizeState(
   resources: StateResources,
   place: StatePlace,
   access: StateAccess,
+  reading = false,
 ): Promise<AuthorizedWorkspace> {
   const { registry } = scope.engine;
   const { workspace, capability } = resources;
   if (access.kind === 'credential') {
-    if (access.organizationId !== place.organizationId || access.workspaceId !== place.workspaceId)
+    const own = access.organizationId === place.organizationId && access.workspaceId === place.workspaceId;
+    const row =
+      own || (reading && access.organizationId === place.organizationId) ? await liveWorkspace(scope, workspace, place) : undefined;
+    if (row === undefined || !(own || sharesState(row, access.workspaceId)))
       throw new ApiError(403, {
         code: 'forbidden',
-        detail: 'This state credential was issued for another workspace; it reaches that workspace state alone.',
+        detail: reading
+          ? 'This state credential was issued for another workspace, and this one does not share its state with it (globalRemoteState, sharedIds).'
+          : 'This state credential was issued for another workspace; it changes that workspace state alone.',
       });
-    const row = await liveWorkspace(scope, workspace, place);
     return { row, writer: `job:${access.jobReference}`, jobReference: access.jobReference, credential: true };
   }
   const tenant = registry.tenant;
@@ -76,6 +81,17 @@ export async function authorizeState(
       `Reading or changing this workspace's state needs the ${capability} permission, from a team of the organization or a grant on the workspace or its project.`,
     );
   return { row, writer: auditName(scope.caller), jobReference: null, credential: false };
+}
+
+/**
+ * Whether a workspace lets another of its organization read its state (Terraform's
+ * `terraform_remote_state` in a run): every one while `globalRemoteState` is on, else those its
+ * `sharedIds` lists (Terrakube's State Sharing page).
+ */
+function sharesState(row: Row, readerId: string): boolean {
+  if (isTrue(row[columnOf('globalRemoteState')])) return true;
+  const shared = row[columnOf('sharedIds')];
+  return typeof shared === 'string' && shared.split(',').some((id) => id.trim() === readerId);
 }
 
 /** Whether the caller holds `capability` on a workspace: from a team of its organization, or a grant on it or its project. */

@@ -57,14 +57,14 @@ export class WorkspaceState {
 
   /** The newest state (highest serial), or undefined when none was ever written. */
   async current(): Promise<StoredState | undefined> {
-    await this.authorize();
+    await this.authorize(this.scope, true);
     const history = await this.newest(this.scope);
     return history === undefined ? undefined : { history, text: await this.open(this.scope, history) };
   }
 
   /** One version of the state, by its history record's id (404 when the workspace has no such record). */
   async version(historyId: string): Promise<StoredState> {
-    await this.authorize();
+    await this.authorize(this.scope, true);
     const history = await this.historyRecord(this.scope, historyId);
     return { history, text: await this.open(this.scope, history) };
   }
@@ -152,8 +152,8 @@ export class WorkspaceState {
   }
 
   /** The workspace, once the access is checked (in the transaction of a write). */
-  authorize(scope: Scope = this.scope): Promise<AuthorizedWorkspace> {
-    return authorizeState(scope, this.resources, this.place, this.access);
+  authorize(scope: Scope = this.scope, reading = false): Promise<AuthorizedWorkspace> {
+    return authorizeState(scope, this.resources, this.place, this.access, reading);
   }
 
   private async insert(

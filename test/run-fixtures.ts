@@ -55,7 +55,7 @@ export interface JsonRecord {
 
 const finished = ['failed', 'completed', 'noChanges', 'cancelled', 'rejected'];
 
-/** A server that runs jobs, on a store of its own or (`reuse`) on a stopped one's, with an organization to run them in. */
+/** A server that runs jobs, on a store of its own or a stopped one's, with an organization to run them in. */
 export class RunBench {
   organization = '';
   /** What ended otherwise than a wait expected, with its logs: said at the end of the failed wait. */
@@ -67,10 +67,11 @@ export class RunBench {
     readonly tools: string,
   ) {}
 
-  static async start(kind: StoreKind, reuse?: { bench: RunBench; env: Record<string, string> }): Promise<RunBench> {
-    const git = reuse?.bench.git ?? (await GitServer.start());
-    const tools = reuse?.bench.tools ?? fs.mkdtempSync(path.join(os.tmpdir(), 'stratum-test-tools-'));
-    if (reuse === undefined) {
+  /** `from`: a stopped bench whose store, repositories and organization the new server takes over. */
+  static async start(kind: StoreKind, { from, env = {} }: { from?: RunBench; env?: Record<string, string> } = {}): Promise<RunBench> {
+    const git = from?.git ?? (await GitServer.start());
+    const tools = from?.tools ?? fs.mkdtempSync(path.join(os.tmpdir(), 'stratum-test-tools-'));
+    if (from === undefined) {
       fs.mkdirSync(path.join(tools, 'terraform', terraformVersion), { recursive: true });
       fs.symlinkSync(binary, path.join(tools, 'terraform', terraformVersion, 'terraform'));
     }
@@ -80,10 +81,10 @@ export class RunBench {
       STRATUM_TOOLS_DIR: tools,
       STRATUM_STEP_GRACE_SECONDS: '2',
       ...(cliConfig === undefined ? {} : { STRATUM_TERRAFORM_CLI_CONFIG: cliConfig }),
-      ...reuse?.env,
+      ...env,
     });
     const bench = new RunBench(server, git, tools);
-    bench.organization = reuse?.bench.organization ?? (await createOrganization(server));
+    bench.organization = from?.organization ?? (await createOrganization(server));
     return bench;
   }
 

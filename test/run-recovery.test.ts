@@ -30,7 +30,7 @@ for (const kind of storeKinds) {
       const { env } = bench.server;
       const store = kind === 'sqlite' ? ['STRATUM_DATA_DIR'] : ['DATABASE_URL', 'STRATUM_DATA_DIR', 'STRATUM_ENCRYPTION_KEY'];
       restarted = await RunBench.start(kind, {
-        bench,
+        from: bench,
         env: Object.fromEntries(store.map((name) => [name, env[name] ?? ''])),
       });
       const failed = await restarted.statusOf(id, 'failed');

@@ -91,6 +91,22 @@ for (const kind of storeKinds) {
       await statusOf(second, 'noChanges');
     });
 
+    it('ends a rejected job at once, its approval rejected and the apply not run, and frees its workspace', async () => {
+      const workspace = await workspaceRunning('rejected', 'echo never-applied');
+      const id = await startJob(workspace);
+      await statusOf(id, 'waitingApproval');
+      const rejected = await server().patch(org(`/job/${id}`), resourceDocument('job', { status: 'rejected' }, { id }));
+      assert.equal(rejected.status, 204, rejected.text);
+      const ended = await jobOf(id);
+      assert.equal(ended.job.attributes.status, 'rejected');
+      assert.deepEqual(
+        ended.steps.map((step) => step.attributes.status),
+        ['completed', 'rejected', 'notExecuted'],
+      );
+      const next = await startJob(workspace, await templateNamed('Plan'));
+      await statusOf(next, 'completed');
+    });
+
     it('serves a step log only to callers who see the job, and streams it while the step runs', async () => {
       const workspace = await workspaceRunning('stream', 'for i in 1 2 3 4 5 6 7 8 9 10; do echo line-$i; sleep 0.3; done');
       const planAndApply = await templateNamed('Plan and apply');
@@ -126,6 +142,11 @@ for (const kind of storeKinds) {
       });
       const cancelled = await server().patch(org(`/job/${id}`), resourceDocument('job', { status: 'cancelled' }, { id }));
       assert.equal(cancelled.status, 204, cancelled.text);
+      // At once, for a page that stops polling once the job has ended.
+      assert.deepEqual(
+        (await jobOf(id)).steps.map((step) => step.attributes.status),
+        ['completed', 'cancelled'],
+      );
       await eventually(
         'the apply step is cancelled',
         async () =>

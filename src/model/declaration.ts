@@ -45,6 +45,8 @@ export interface WriteContext extends SecretReader {
    * every one but those `keep` accepts (records a client made by hand).
    */
   removeChildren(resource: ResourceDeclaration, parentId: string, keep?: (row: Row) => boolean): Promise<void>;
+  /** The records of `resource` under `parentId`, as stored: what a hook keeps in step with their parent. */
+  children(resource: ResourceDeclaration, parentId: string): Promise<Row[]>;
   /** Sets attributes of a record the write made or changed, which the server maintains (read-only ones too). */
   set(resource: ResourceDeclaration, id: string, values: AttributeValues): Promise<void>;
   /** The newest record of `resource` (by creation) whose `column` holds `value`, as stored: what a hook keeps another record in step with. */

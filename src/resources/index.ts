@@ -53,7 +53,11 @@ export const runRecords: RunRecords = {
   item,
   schedule,
   moveJob: (context, change) =>
-    changeJobStatus(context, { job, workspace }, { ...change, to: change.to as RunStatus, from: change.from as RunStatus | undefined }),
+    changeJobStatus(
+      context,
+      { job, workspace, step },
+      { ...change, to: change.to as RunStatus, from: change.from as RunStatus | undefined },
+    ),
 };
 
 /** The records whose paths a run's log pages name. */

@@ -36,6 +36,12 @@ const clientMoves: Readonly<Record<string, { from: readonly RunStatus[]; needs?:
   cancelled: { from: ['pending', 'queue', 'waitingApproval', 'approved', 'running'] },
 };
 
+/** What a client's ending of a job makes of its unfinished steps. */
+const stepEnds: Readonly<Partial<Record<RunStatus, Readonly<Record<string, RunStatus>>>>> = {
+  cancelled: { pending: 'cancelled', running: 'cancelled', waitingApproval: 'cancelled' },
+  rejected: { waitingApproval: 'rejected', pending: 'notExecuted' },
+};
+
 /** What a job's status change is announced as, once it has committed: the job, its workspace, organization and template, and the status. */
 export const jobStatusTopic = 'job status';
 
@@ -55,7 +61,7 @@ export interface JobStatusChange {
  */
 export async function changeJobStatus(
   context: WriteContext,
-  records: { job: ResourceDeclaration; workspace: ResourceDeclaration },
+  records: { job: ResourceDeclaration; workspace: ResourceDeclaration; step: ResourceDeclaration },
   change: JobStatusChange,
 ): Promise<void> {
   const id = String(change.job.id);
@@ -63,6 +69,15 @@ export async function changeJobStatus(
   const values: AttributeValues = { status: change.to };
   if (change.reason !== undefined) values.comments = change.reason;
   await context.set(records.job, id, values);
+  // A job a client ends says so of its steps at once, as Terrakube's cancel does: a page that stops
+  // polling once the job has ended shows no step still running.
+  const endsSteps = stepEnds[change.to];
+  if (endsSteps !== undefined) {
+    for (const step of await context.children(records.step, id)) {
+      const next = endsSteps[String(step.status)];
+      if (next !== undefined) await context.set(records.step, String(step.id), { status: next });
+    }
+  }
   const newest = await context.newest(records.job, 'workspace_id', workspaceId);
   if (newest === undefined || String(newest.id) === id)
     await context.set(records.workspace, workspaceId, { lastJobStatus: change.to, lastJobDate: new Date().toISOString() });

@@ -62,7 +62,7 @@ export const job = defineResource({
   afterCreate: makeSteps,
 });
 
-const records = { job, workspace };
+const records = { job, workspace, step };
 
 /** What a run does is fixed when it is created: a later write changes its status alone. */
 const createOnly = ['templateReference', 'overrideBranch', 'via', 'targetAddrs', 'replaceAddrs', 'refresh', 'refreshOnly'];

@@ -122,9 +122,10 @@ export async function runJob(parts: JobRunParts, executor: string, job: Row, can
       output: `${parts.settings.publicUrl}/tfoutput/v1/organization/${inputs.organizationId}/job/${jobId}/step/${stepId}`,
     });
     const outcome = await runLoggedStep(parts, { inputs, flow, binary, environment, secrets, stepId, jobId, cancel });
+    // A client's cancel has marked the job's unfinished steps cancelled already; a stop of the executor has not.
     if (outcome.kind === 'cancelled') {
       await setStep({ status: 'cancelled' });
-      await skipRest();
+      if (cancel.reason === stopReason) await skipRest();
       break;
     }
     if ('commit' in outcome && outcome.commit !== undefined && inputs.ref !== outcome.commit) {

@@ -4,6 +4,8 @@
  * executor fails it once its lease lapses (30 s), since another replica may still be running it.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { eventually, storeKinds } from './harness.ts';
 import { binaryName, RunBench } from './run-fixtures.ts';
@@ -40,6 +42,10 @@ for (const kind of storeKinds) {
         ['completed', 'failed'],
       );
       assert.equal(await restarted.stateLocks(workspace), 0);
+      // What the killed run left is gone: its folder (with its variables) and every process still running in it.
+      const runs = path.join(env.STRATUM_DATA_DIR ?? '', 'runs');
+      assert.deepEqual(fs.readdirSync(runs), []);
+      assert.deepEqual(processesIn(runs), []);
       const lastStatus = await restarted.server.get(restarted.org(`/workspace/${workspace}`));
       assert.equal(lastStatus.body.data.attributes.lastJobStatus, 'failed');
 
@@ -47,5 +53,18 @@ for (const kind of storeKinds) {
       const next = await restarted.startJob(workspace, await restarted.templateNamed('Plan'));
       await restarted.statusOf(next, 'completed');
     });
+  });
+}
+
+/** The processes whose working directory is inside `folder` (Linux: /proc/<pid>/cwd). */
+function processesIn(folder: string): string[] {
+  return fs.readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return [];
+    try {
+      const cwd = fs.readlinkSync(`/proc/${entry}/cwd`);
+      return cwd.startsWith(folder) ? [`${entry}: ${cwd}`] : [];
+    } catch {
+      return [];
+    }
   });
 }

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Row } from '../model/index.js';
 import type { JobEvents } from './job-events.js';
 import { runJob, type JobRunParts } from './job-run.js';
+import { clearLeftovers } from './leftovers.js';
 import { stopReason } from './stop-reason.js';
 
 export interface ExecutorSettings {
@@ -46,6 +47,9 @@ export class Executor {
 
   /** Ends what a stopped executor left behind, then starts looking for jobs. */
   async start(events: JobEvents): Promise<void> {
+    const cleared = await clearLeftovers(this.parts.settings.directory);
+    if (cleared > 0)
+      this.log.info(`executor: cleared ${cleared} step folder(s) a stopped process left, and the processes still running in them`);
     await this.recover();
     this.unlisten = events.listen((event) => {
       const held = this.running.get(String(event.jobId));

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { JobQueue, RunReads, RunRecords, ScheduleFires } from '../engine/index.js';
 import type { Row } from '../model/index.js';
+import { stepFolderName } from './leftovers.js';
 import { RunProblem, runInputs, type RunInputs } from './run-inputs.js';
 import { StepOutput } from './step-output.js';
 import { stopReason } from './stop-reason.js';
@@ -190,7 +191,8 @@ async function runLoggedStep(parts: JobRunParts, step: LoggedStep): Promise<Step
   const timer = setInterval(() => {
     if (dirty) void flush(false).catch(() => undefined);
   }, flushMs);
-  const directory = path.join(settings.directory, `job-${step.jobId}-step-${step.flow.step}-${randomUUID()}`);
+  const directory = path.join(settings.directory, stepFolderName(step.jobId, step.flow.step, randomUUID()));
+  await mkdir(directory, { recursive: true, mode: 0o700 });
   try {
     return await runStep({
       inputs: step.inputs,

@@ -15,6 +15,8 @@ export interface StepProcess {
   graceMs: number;
   /** Aborting it stops the process. */
   cancel?: AbortSignal;
+  /** Told the process group once it started (its leader's pid), for whoever must stop it if this process dies. */
+  started?: (pid: number) => void;
 }
 
 export type StepEnd =
@@ -52,6 +54,7 @@ export function runStepProcess(step: StepProcess): Promise<StepEnd> {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    if (child.pid !== undefined) step.started?.(child.pid);
     let stopping: 'cancelled' | 'timed out' | undefined;
     const timers: NodeJS.Timeout[] = [];
     const stop = (why: 'cancelled' | 'timed out') => {

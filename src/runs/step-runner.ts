@@ -5,6 +5,7 @@ import type { FlowCommand, FlowStep } from './flow.js';
 import type { RunInputs } from './run-inputs.js';
 import { terraformVariablesFile } from './run-variables.js';
 import type { StepOutput } from './step-output.js';
+import { recordGroup } from './leftovers.js';
 import { runStepProcess, type StepEnd } from './step-process.js';
 
 /** Where a step runs, and with what. */
@@ -145,7 +146,8 @@ async function runScripts(place: StepPlace, folder: string, commands: FlowComman
 
 async function run(place: StepPlace, cwd: string, command: string, args: string[]): Promise<StepEnd> {
   await mkdir(cwd, { recursive: true });
-  return runStepProcess({
+  const groups: Promise<void>[] = [];
+  const end = await runStepProcess({
     command,
     args,
     cwd,
@@ -154,7 +156,10 @@ async function run(place: StepPlace, cwd: string, command: string, args: string[
     timeoutMs: place.timeoutMs,
     graceMs: place.graceMs,
     cancel: place.cancel,
+    started: (pid) => groups.push(recordGroup(place.directory, pid)),
   });
+  await Promise.all(groups);
+  return end;
 }
 
 function stepEnded(end: StepEnd, what: string): Error {

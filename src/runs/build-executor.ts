@@ -38,8 +38,13 @@ export async function buildExecutor({ engine, config, signer, log, apiUrl }: Exe
       schedules,
       records: runRecords,
       tools,
+      // As long as a step may run, its grace periods and a minute more: a credential is not revocable, so no longer.
       stateCredential: (inputs) =>
-        mintStateCredential(signer, { organizationId: inputs.organizationId, workspaceId: inputs.workspaceId, jobReference: inputs.jobId }),
+        mintStateCredential(
+          signer,
+          { organizationId: inputs.organizationId, workspaceId: inputs.workspaceId, jobReference: inputs.jobId },
+          Math.ceil((runs.stepTimeoutMs + 2 * runs.graceMs) / 1000) + 60,
+        ),
       settings: {
         directory: runs.runsDir,
         apiUrl,

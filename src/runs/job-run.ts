@@ -34,7 +34,7 @@ export interface JobRunParts {
   schedules: ScheduleFires;
   records: RunRecords;
   tools: ToolBinaries;
-  /** A credential for the job's workspace state alone, short-lived. */
+  /** A credential for the job's workspace state alone, living as long as one step may run. */
   stateCredential(inputs: RunInputs): Promise<string>;
   settings: RunSettings;
 }
@@ -78,9 +78,6 @@ export async function runJob(parts: JobRunParts, executor: string, job: Row, can
     }
     throw error;
   }
-  const credential = await parts.stateCredential(inputs);
-  const environment = runEnvironment(parts.settings, inputs, binary, credential);
-  const secrets = [...inputs.variables.secrets, credential, ...credentialSecrets(inputs)];
   let planChanges: boolean | undefined;
   const remaining = inputs.steps.filter(({ record }) => !['completed', 'notExecuted'].includes(String(record.status)));
   for (const [index, { flow, record }] of remaining.entries()) {
@@ -122,6 +119,10 @@ export async function runJob(parts: JobRunParts, executor: string, job: Row, can
       status: 'running',
       output: `${parts.settings.publicUrl}/tfoutput/v1/organization/${inputs.organizationId}/job/${jobId}/step/${stepId}`,
     });
+    // A credential per step, living as long as the step may: a job's steps together may run longer than one credential.
+    const credential = await parts.stateCredential(inputs);
+    const environment = runEnvironment(parts.settings, inputs, binary, credential);
+    const secrets = [...inputs.variables.secrets, credential, ...credentialSecrets(inputs)];
     const outcome = await runLoggedStep(parts, { inputs, flow, binary, environment, secrets, stepId, jobId, cancel });
     // A client's cancel has marked the job's unfinished steps cancelled already; a stop of the executor has not.
     if (outcome.kind === 'cancelled') {

@@ -126,7 +126,7 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
     app.addHook('onListen', async () => {
       const { address, port, family } = app.server.address() as AddressInfo;
       const host = address === '0.0.0.0' || address === '::' ? '127.0.0.1' : family === 'IPv6' ? `[${address}]` : address;
-      executor = await buildExecutor({ engine, config, signer, log: executorLog(log), apiUrl: `http://${host}:${port}` });
+      executor = await buildExecutor({ engine, config, signer, log, apiUrl: `http://${host}:${port}` });
       await executor.start(jobEvents);
     });
     app.addHook('onClose', async () => {
@@ -189,9 +189,4 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
   });
   void app.register(serviceIndex, { version, adminGroup: config.adminGroup });
   return app;
-}
-
-/** The executor's messages in the service's log. */
-export function executorLog(log: Logger): { info(message: string): void; warn(error: unknown, message: string): void } {
-  return { info: (message) => log.info(message), warn: (error, message) => log.warn({ err: error }, message) };
 }

@@ -70,8 +70,7 @@ export class Engine {
    * repository). Never for a request that has not proved itself.
    */
   asService(): ServiceAccess {
-    const { parts } = this;
-    const scope: Scope = { engine: parts, caller: serviceCaller, db: parts.store.db, budget: parts.memory.budget() };
+    const scope = this.serviceScope();
     return {
       session: new Session(scope),
       secrets: (tenantId) => ({ withSecrets: (resource, id) => openedRecord(scope, resource, id, tenantId) }),
@@ -84,9 +83,14 @@ export class Engine {
    * the schedules that make jobs (`next` reads their cron expressions).
    */
   runs(records: RunRecords, next: NextFire): { queue: JobQueue; reads: RunReads; schedules: ScheduleFires } {
-    const { parts } = this;
-    const scope: Scope = { engine: parts, caller: serviceCaller, db: parts.store.db, budget: parts.memory.budget() };
+    const scope = this.serviceScope();
     return { queue: new JobQueue(scope, records), reads: new RunReads(scope, records), schedules: new ScheduleFires(scope, records, next) };
+  }
+
+  /** The service itself as the caller: it sees every record. */
+  private serviceScope(): Scope {
+    const { parts } = this;
+    return { engine: parts, caller: serviceCaller, db: parts.store.db, budget: parts.memory.budget() };
   }
 
   /** The names of the permission flags `Session.permissions` answers with. */

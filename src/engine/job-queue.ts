@@ -1,6 +1,7 @@
 import { ApiError } from '../errors.js';
 import type { AttributeValues, ResourceDeclaration, Row, WriteContext } from '../model/index.js';
 import { inTransaction, type Scope } from './scope.js';
+import { jobHolder, releaseLockOf } from './state-lock.js';
 import { writeContext } from './write.js';
 
 /** The records a run reads and changes, and the one place a job's status changes (its hooks: last status, announcements). */
@@ -232,11 +233,7 @@ export class JobQueue {
           .where('status', '=', 'running')
           .execute();
         for (const step of steps) await context.set(this.records.step, String(step.id), { status: 'failed' });
-        await tx.db
-          .deleteFrom('state_lock')
-          .where('workspace_id', '=', job.workspace_id)
-          .where('locked_by', '=', `job:${String(job.id)}`)
-          .execute();
+        await releaseLockOf(tx.db, String(job.workspace_id), jobHolder(String(job.id)));
         return true;
       });
       if (recovered) ended.push(String(run.job_id));

@@ -45,44 +45,38 @@ export class RunReads {
     const tenantId = String(job.organization_id);
     const workspace = await db.selectFrom(records.workspace.table).selectAll().where('id', '=', job.workspace_id).executeTakeFirst();
     if (workspace === undefined) return undefined;
-    const open = (resource: ResourceDeclaration, rows: Row[]) => rows.map((row) => openRow(this.scope.engine.cipher, resource, row));
     const steps = await db.selectFrom(records.step.table).selectAll().where('job_id', '=', jobId).orderBy('step_number').execute();
-    const globals = await db
-      .selectFrom(records.globalVariable.table)
-      .selectAll()
-      .where('organization_id', '=', tenantId)
-      .limit(maxVariableRows)
-      .execute();
-    const variables = await db
-      .selectFrom(records.variable.table)
-      .selectAll()
-      .where('workspace_id', '=', workspace.id)
-      .limit(maxVariableRows)
-      .execute();
     const references = await db.selectFrom(records.reference.table).selectAll().where('workspace_id', '=', workspace.id).execute();
     const collections: RunSource['collections'] = [];
     for (const reference of references) {
       if (typeof reference.collection_id !== 'string') continue;
       const collection = await openedRecord(this.scope, records.collection, reference.collection_id, tenantId);
       if (collection === undefined) continue;
-      const items = await db
-        .selectFrom(records.item.table)
-        .selectAll()
-        .where('collection_id', '=', collection.id)
-        .limit(maxVariableRows)
-        .execute();
-      collections.push({ collection, items: open(records.item, items) });
+      collections.push({ collection, items: await this.variablesUnder(records.item, String(collection.id)) });
     }
     return {
       job,
       workspace,
       template: await openedRecord(this.scope, records.template, String(job.template_reference), tenantId),
       steps,
-      globals: open(records.globalVariable, globals),
+      globals: await this.variablesUnder(records.globalVariable, tenantId),
       collections,
-      variables: open(records.variable, variables),
+      variables: await this.variablesUnder(records.variable, String(workspace.id)),
       secrets: { withSecrets: (resource, id) => openedRecord(this.scope, resource, id, tenantId) },
     };
+  }
+
+  /** The variables (global ones, a collection's items, a workspace's own) under one record, their secrets opened. */
+  private async variablesUnder(resource: ResourceDeclaration, parentId: string): Promise<Row[]> {
+    const link = this.scope.engine.registry.parentLink(resource);
+    if (link === undefined) throw new Error(`${resource.type} has no parent`);
+    const rows = await this.scope.db
+      .selectFrom(resource.table)
+      .selectAll()
+      .where(link.column, '=', parentId)
+      .limit(maxVariableRows)
+      .execute();
+    return rows.map((row) => openRow(this.scope.engine.cipher, resource, row));
   }
 
   /** Stores what a step has printed so far (redacted already), for its readers on any replica. */

@@ -4,6 +4,7 @@ import { columnOf, isTrue, type ResourceDeclaration, type Row, type StateRecords
 import { capabilitiesIn, grantedOn } from '../policy/capabilities.js';
 import { locateRecord, recordsAbove } from './locate.js';
 import type { Scope } from './scope.js';
+import { jobHolder } from './state-lock.js';
 
 /** The workspace whose state a request names, by its organization and its id. */
 export interface StatePlace {
@@ -68,7 +69,7 @@ export async function authorizeState(
           ? 'This state credential was issued for another workspace, and this one does not share its state with it (globalRemoteState, sharedIds).'
           : 'This state credential was issued for another workspace; it changes that workspace state alone.',
       });
-    return { row, writer: `job:${access.jobReference}`, jobReference: access.jobReference, credential: true };
+    return { row, writer: jobHolder(access.jobReference), jobReference: access.jobReference, credential: true };
   }
   const tenant = registry.tenant;
   const row = await locateRecord(scope, {

@@ -82,6 +82,16 @@ export async function releaseLock(db: Kysely<Database>, workspaceId: string, id:
   await db.deleteFrom(lockTable).where('workspace_id', '=', workspaceId).where('lock_id', '=', held.id).execute();
 }
 
+/** Who a job's state credential writes and locks as: what its audit columns and its lock's holder say. */
+export function jobHolder(jobReference: string): string {
+  return `job:${jobReference}`;
+}
+
+/** Releases the lock of a workspace if `holder` took it (a job whose run stopped), whatever its ID. */
+export async function releaseLockOf(db: Kysely<Database>, workspaceId: string, holder: string): Promise<void> {
+  await db.deleteFrom(lockTable).where('workspace_id', '=', workspaceId).where('locked_by', '=', holder).execute();
+}
+
 /** Why a state write is refused under the lock held (409), or undefined when it may go ahead. */
 export function lockConflict(held: StateLock | undefined, lockId: string | undefined): ApiError | undefined {
   if (held === undefined) {

@@ -3,7 +3,8 @@ import { mintStateCredential, type TokenSigner } from '../auth/tokens.js';
 import type { Config } from '../config.js';
 import type { Engine } from '../engine/index.js';
 import { runRecords } from '../resources/index.js';
-import { Executor, type ExecutorLog } from './executor.js';
+import type { Logger } from '../log.js';
+import { Executor } from './executor.js';
 import { nextFireTime } from './quartz-schedule.js';
 import { ToolBinaries } from './tool-binaries.js';
 
@@ -12,7 +13,7 @@ export interface ExecutorPlace {
   engine: Engine;
   config: Config;
   signer: TokenSigner;
-  log: ExecutorLog;
+  log: Logger;
   /** The URL run processes reach the API at; the public URL, when set, is where clients read logs. */
   apiUrl: string;
 }
@@ -57,6 +58,6 @@ export async function buildExecutor({ engine, config, signer, log, apiUrl }: Exe
     },
     // One process of the embedded store: a job held by another executor was this process's before it stopped.
     { runs: runs.concurrent, pollMs: 2000, leaseMs: 30_000, alone: config.databaseUrl === undefined },
-    log,
+    { info: (message) => log.info(message), warn: (error, message) => log.warn({ err: error }, message) },
   );
 }

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { Engine } from '../src/engine/index.ts';
 import type { Database } from '../src/model/index.ts';
 import { registry, tokenPolicies, recordPolicies } from '../src/resources/index.ts';
-import { createCollection, createOrganization, describeEachStore, eventually, type TestServer } from './harness.ts';
+import { createCollection, createOrganization, createRecord, describeEachStore, eventually, type TestServer } from './harness.ts';
 
 const items = 40_000;
 
@@ -24,7 +24,7 @@ async function fillCollection(server: TestServer, collection: string): Promise<v
      select $1 || '-' || i, $2, ${environment} || '_SETTING_' || i, 'v', case when i % 3 = 0 then 'TERRAFORM' else 'ENV' end, 0, 0,
             'seed', '2025-01-01T00:00:00.000Z', 'seed', '2025-' || substr('0' || (1 + i % 12), -2) || '-01T00:00:' || substr('0' || (i % 60), -2) || '.000Z'
      from n`,
-    [`seeded-${collection.slice(0, 8)}`, collection],
+    [`seeded-${collection}`, collection],
   );
   // Statistics, and on PostgreSQL the visibility map an index-only count relies on.
   await server.execute(server.kind === 'sqlite' ? 'analyze' : 'vacuum analyze item');
@@ -165,5 +165,33 @@ describeEachStore('planner statistics of the embedded store', { env: { STRATUM_S
       },
       { timeoutMs: 10000 },
     );
+  });
+
+  it('completes every write made while the statistics are gathered, running again a transaction whose snapshot went stale', async (t) => {
+    if (context.kind !== 'sqlite') {
+      t.skip('only the embedded store gathers statistics on a connection of its own');
+      return;
+    }
+    // Each ANALYZE commits on the worker's connection: a transaction here that read before it and
+    // writes after it cannot upgrade its stale snapshot (SQLITE_BUSY_SNAPSHOT, which no busy timeout waits out).
+    const organization = await createOrganization(context.server);
+    const collection = await createCollection(context.server, organization);
+    await fillCollection(context.server, collection);
+    const items = `/api/v1/organization/${organization}/collection/${collection}/item`;
+    const statuses = new Map<number, number>();
+    const deadline = Date.now() + 3000;
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, writer) => {
+        const item = await createRecord(context.server, items, 'item', { key: `WRITER_${writer}`, value: '0', category: 'ENV' });
+        for (let round = 1; Date.now() < deadline; round++) {
+          // An update reads the record, then writes it, in one transaction.
+          const updated = await context.server.request('PATCH', `${items}/${item}`, {
+            body: { data: { type: 'item', id: item, attributes: { value: String(round) } } },
+          });
+          statuses.set(updated.status, (statuses.get(updated.status) ?? 0) + 1);
+        }
+      }),
+    );
+    assert.deepEqual([...statuses.keys()], [204], JSON.stringify(Object.fromEntries(statuses)));
   });
 });

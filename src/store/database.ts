@@ -9,6 +9,7 @@ import { DataFolderLock, DataFolderLockedError } from './data-folder-lock.js';
 import type { Dialect } from './dialect.js';
 import { migrateToLatest } from './migrate.js';
 import { PreparedStatements } from './prepared-statements.js';
+import { WritingSqliteDialect } from './sqlite-dialect.js';
 import { withStatementCache } from './sqlite-statements.js';
 import { keepStatistics } from './statistics.js';
 
@@ -120,7 +121,10 @@ function openEmbedded({ dataDir, sqliteAnalyzeIntervalMs }: Config, access: Stor
     throw embeddedOpenFailure(error, dataDir, 'stratum.db');
   }
   if (access.embedded === 'exclusive') fs.chmodSync(file, 0o600);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(handle) }) });
+  const config = { database: withStatementCache(handle) };
+  // A read-only connection cannot take the write lock, and has no write to wait for.
+  const dialect = access.embedded === 'readonly' ? new SqliteDialect(config) : new WritingSqliteDialect(config);
+  const db = new Kysely<Database>({ dialect });
   // The process that holds the folder keeps the planner's statistics; console commands do not.
   const stopStatistics =
     access.embedded === 'exclusive'

@@ -1,6 +1,6 @@
 /**
  * Two servers on one PostgreSQL store, both running jobs: every job runs once, a workspace's jobs
- * one after another in order, whichever server's executor takes each.
+ * one after another in order, whichever server's executor takes each, and both take some.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -11,13 +11,15 @@ describe(`runs on two replicas of one PostgreSQL store (${binaryName})`, { skip:
   let bench: RunBench;
   let replica: TestServer | undefined;
   before(async () => {
-    bench = await RunBench.start('postgres');
+    // One run at a time each: while one server applies, the next workspace's job is the other's to take.
+    const oneRun = { STRATUM_EXECUTOR_RUNS: '1' };
+    bench = await RunBench.start('postgres', { env: oneRun });
     const { env } = bench.server;
     const shared = ['DATABASE_URL', 'STRATUM_ENCRYPTION_KEY', 'STRATUM_TOKEN_KEY'];
     // The second server shares the store and the key, not the data folder (its runs folder is its own).
     const second = await RunBench.start('postgres', {
       from: bench,
-      env: Object.fromEntries(shared.map((name) => [name, env[name] ?? ''])),
+      env: { ...oneRun, ...Object.fromEntries(shared.map((name) => [name, env[name] ?? ''])) },
     });
     replica = second.server;
   });
@@ -26,10 +28,13 @@ describe(`runs on two replicas of one PostgreSQL store (${binaryName})`, { skip:
     await bench.stop();
   });
 
-  it('runs every job once, and a workspace one job at a time in order', async () => {
+  it('runs every job once, a workspace one job at a time in order, and on both servers', async () => {
     const planAndApply = await bench.templateNamed('Plan and apply');
-    const workspaces = await Promise.all(['one', 'two', 'three'].map((name) => bench.workspaceRunning(`replicas-${name}`, 'echo applied')));
+    const workspaces = await Promise.all(
+      ['one', 'two', 'three'].map((name) => bench.workspaceRunning(`replicas-${name}`, 'sleep 3; echo applied')),
+    );
     const jobs: { workspace: string; first: string; second: string }[] = [];
+    const executors = new Set<string>();
     for (const workspace of workspaces) {
       const first = await bench.startJob(workspace, planAndApply);
       const second = await bench.startJob(workspace, planAndApply);
@@ -41,9 +46,16 @@ describe(`runs on two replicas of one PostgreSQL store (${binaryName})`, { skip:
       await bench.statusOf(second, 'noChanges');
       const plan = await bench.logOf(applied.steps[0]?.attributes.output);
       assert.equal(plan.split('Checking out').length - 1, 1, plan);
+      for (const step of [...applied.steps, ...(await bench.jobOf(second)).steps]) {
+        // A step a job did not run (the apply after no changes) has no log.
+        if (typeof step.attributes.output !== 'string' || step.attributes.status === 'notExecuted') continue;
+        const log = await bench.logOf(step.attributes.output);
+        for (const [, executor] of log.matchAll(/^Running on executor (\S+)$/gm)) executors.add(String(executor));
+      }
       const history = await bench.server.get(bench.org(`/workspace/${workspace}?include=history`));
       const states = (history.body.included as { type: string }[]).filter((record) => record.type === 'history');
       assert.equal(states.length, 1);
     }
+    assert.equal(executors.size, 2, [...executors].join(', '));
   });
 });

@@ -123,7 +123,7 @@ export async function runJob(parts: JobRunParts, executor: string, job: Row, can
     const credential = await parts.stateCredential(inputs);
     const environment = runEnvironment(parts.settings, inputs, binary, credential);
     const secrets = [...inputs.variables.secrets, credential, ...credentialSecrets(inputs)];
-    const outcome = await runLoggedStep(parts, { inputs, flow, binary, environment, secrets, stepId, jobId, cancel });
+    const outcome = await runLoggedStep(parts, { inputs, flow, binary, environment, secrets, stepId, jobId, executor, cancel });
     // A client's cancel has marked the job's unfinished steps cancelled already; a stop of the executor has not.
     if (outcome.kind === 'cancelled') {
       await setStep({ status: 'cancelled' });
@@ -172,6 +172,7 @@ interface LoggedStep {
   secrets: string[];
   stepId: string;
   jobId: string;
+  executor: string;
   cancel: AbortSignal;
 }
 
@@ -192,6 +193,8 @@ async function runLoggedStep(parts: JobRunParts, step: LoggedStep): Promise<Step
   const timer = setInterval(() => {
     if (dirty) void flush(false).catch(() => undefined);
   }, flushMs);
+  // Which process ran the step (host, pid): where to look for its traces when a run goes wrong.
+  output.write(`Running on executor ${step.executor}\n`);
   const directory = path.join(settings.directory, stepFolderName(step.jobId, step.flow.step, randomUUID()));
   await mkdir(directory, { recursive: true, mode: 0o700 });
   try {

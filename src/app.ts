@@ -19,6 +19,7 @@ import { errorRendering, renderError } from './http/plugins/error-rendering.js';
 import { graphqlRoute } from './http/routes/graphql-route.js';
 import { health } from './http/routes/health.js';
 import type { Metrics } from './http/metrics.js';
+import { listenerUrl } from './http/listener-url.js';
 import { requestMetrics } from './http/plugins/request-metrics.js';
 import { releaseRoutes } from './http/routes/release-routes.js';
 import { discoveryRoute, publicRegistryRoute } from './http/routes/registry-discovery.js';
@@ -124,9 +125,8 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
   if (config.runs.inServer) {
     let executor: Executor | undefined;
     app.addHook('onListen', async () => {
-      const { address, port, family } = app.server.address() as AddressInfo;
-      const host = address === '0.0.0.0' || address === '::' ? '127.0.0.1' : family === 'IPv6' ? `[${address}]` : address;
-      executor = await buildExecutor({ engine, config, signer, log, apiUrl: `http://${host}:${port}` });
+      const apiUrl = listenerUrl(app.server.address() as AddressInfo, '127.0.0.1');
+      executor = await buildExecutor({ engine, config, signer, log, apiUrl });
       await executor.start(jobEvents);
     });
     app.addHook('onClose', async () => {

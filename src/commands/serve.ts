@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { buildApp } from '../app.js';
 import { loadConfig, type Config } from '../config.js';
 import { unknownSettings } from '../setting-names.js';
+import { listenerUrl } from '../http/listener-url.js';
 import { describeError } from '../http/plugins/error-rendering.js';
 import { signingKeyFor } from '../keys.js';
 import { createLogger } from '../log.js';
@@ -74,8 +75,8 @@ export async function serve(): Promise<void> {
   }
   closables.push({ name: 'store', close: () => store.close() });
   const bound = app.server.address() as AddressInfo;
-  const address = urlOf(bound);
-  const docs = `${urlOf(bound, true)}/api/docs`;
+  const address = listenerUrl(bound);
+  const docs = `${listenerUrl(bound, 'localhost')}/api/docs`;
   const firstToken = firstTokenCommand(config);
   log.info(
     {
@@ -83,7 +84,7 @@ export async function serve(): Promise<void> {
       version: packageVersion(),
       schema: schemaVersion,
       docs,
-      openapi: `${urlOf(bound, true)}/api/openapi.json`,
+      openapi: `${listenerUrl(bound, 'localhost')}/api/openapi.json`,
       firstToken,
       // Tells servers that sign with different keys apart (stratum check prints the same).
       signingKey: fingerprint(signingKey),
@@ -92,13 +93,6 @@ export async function serve(): Promise<void> {
     },
     `listening on ${address}; API docs at ${docs}; mint a first administrator token with: ${firstToken}`,
   );
-}
-
-/** The URL of a bound address; a wildcard address is reached as localhost on this machine. */
-function urlOf({ address, family, port }: AddressInfo, reachable = false): string {
-  const wildcard = address === '0.0.0.0' || address === '::';
-  const host = reachable && wildcard ? 'localhost' : family === 'IPv6' ? `[${address}]` : address;
-  return `http://${host}:${port}`;
 }
 
 /** The command that mints a token this server accepts, with the configuration it needs. */

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ConnectionLimits, MetricsListener } from '../config.js';
 import type { Logger } from '../log.js';
+import { listenerUrl } from './listener-url.js';
 import { capConnections, limitedServer } from './plugins/connections.js';
 
 /** What the gauges read of the database: its kind, and how its connections are used. */
@@ -130,9 +131,8 @@ export async function serveMetrics(
     server.once('error', reject);
     server.listen(where.port, where.host, () => resolve());
   });
-  const { address, family, port } = server.address() as AddressInfo;
   return {
-    url: `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`,
+    url: listenerUrl(server.address() as AddressInfo),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

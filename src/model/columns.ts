@@ -56,7 +56,7 @@ export function fromColumn(attribute: Attribute, value: unknown): AttributeValue
 }
 
 /** A stored list: the JSON array of strings the server wrote. */
-function storedList(text: string): readonly string[] {
+export function storedList(text: string): readonly string[] {
   const list: unknown = JSON.parse(text);
   return Array.isArray(list) ? list.filter((item): item is string => typeof item === 'string') : [];
 }

@@ -1,5 +1,6 @@
 import { appendFile, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { signalGroup } from './step-process.js';
 
 /** The file in a step's folder that lists the process groups the step started, one per line. */
 const groupsFile = '.process-groups';
@@ -49,8 +50,9 @@ function isAlive(pid: number): boolean {
 
 function killGroup(pid: number): void {
   try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // Gone already.
+    signalGroup(pid, 'SIGKILL');
+  } catch (error) {
+    // A group another user holds now (its number reused) is not the step's.
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') throw error;
   }
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { RunSource } from '../engine/index.js';
 import type { GitRemote } from '../git/index.js';
-import { isTrue, type Row } from '../model/index.js';
+import { isTrue, storedList, type Row } from '../model/index.js';
 import { remoteOf } from '../resources/module-versions.js';
 import { readFlow, type FlowStep } from './flow.js';
 import { assembleVariables, type RunVariable, type RunVariables } from './run-variables.js';
@@ -38,15 +38,7 @@ const toVariable = (row: Row): RunVariable => ({
   sensitive: isTrue(row.sensitive),
 });
 
-const textList = (value: unknown): string[] => {
-  if (typeof value !== 'string' || value === '') return [];
-  try {
-    const parsed: unknown = JSON.parse(value);
-    return Array.isArray(parsed) ? parsed.filter((item): item is string => typeof item === 'string') : [];
-  } catch {
-    return [];
-  }
-};
+const textList = (value: unknown): string[] => (typeof value === 'string' && value !== '' ? [...storedList(value)] : []);
 
 /** A run's inputs from what the store holds; RunProblem names what stops it before anything runs. */
 export async function runInputs(source: RunSource): Promise<RunInputs> {

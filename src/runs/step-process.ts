@@ -26,7 +26,7 @@ export type StepEnd =
   | { kind: 'not started'; reason: string };
 
 /** Signals a whole process group; one that is gone already needs nothing. */
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
+export function signalGroup(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pid, signal);
   } catch (error) {

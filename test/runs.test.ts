@@ -46,6 +46,18 @@ for (const kind of storeKinds) {
       );
       const planLog = await logOf(waiting.steps[0]?.attributes.output);
       assert.match(planLog, /1 to add/);
+      // The plan's structured view, as the web UI's job page reads it.
+      const context = await server().get(`/context/v1/${id}`);
+      assert.equal(context.status, 200, context.text);
+      const [change, ...others] = context.body.planStructuredOutput[String(waiting.steps[0]?.id)];
+      assert.deepEqual(others, []);
+      assert.equal(change.address, 'null_resource.greeting');
+      assert.equal(change.resourceType, 'null_resource');
+      assert.equal(change.resourceName, 'greeting');
+      assert.deepEqual([change.action, change.actions], ['create', ['create']]);
+      assert.equal(change.before, null);
+      assert.deepEqual(change.after.triggers, { name: 'alpha' });
+      assert.doesNotMatch(context.text, new RegExp(secretValue));
 
       const approved = await server().patch(org(`/job/${id}`), resourceDocument('job', { status: 'approved' }, { id }));
       assert.equal(approved.status, 204, approved.text);
@@ -128,7 +140,8 @@ for (const kind of storeKinds) {
       assert.equal((await server().get(url.pathname, { token: null })).status, 401);
       const context = await server().get(`/context/v1/${id}`);
       assert.equal(context.status, 200);
-      assert.deepEqual(context.body, {});
+      const { steps } = await jobOf(id);
+      assert.deepEqual(Object.keys(context.body.planStructuredOutput), [steps[0]?.id]);
       assert.equal((await server().get(`/context/v1/${id}`, { token: stranger })).status, 404);
     });
 

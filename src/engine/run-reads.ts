@@ -89,6 +89,18 @@ export class RunReads {
       .execute();
   }
 
+  /**
+   * Keeps a plan step's structured view beside its log, once the log is stored: redacted as the log
+   * is, and holding no more than the log shows of the plan.
+   */
+  async writePlanView(stepId: string, view: unknown): Promise<void> {
+    await this.scope.db
+      .updateTable(logTable)
+      .set({ plan_view: JSON.stringify(view) })
+      .where('step_id', '=', stepId)
+      .execute();
+  }
+
   /** Keeps a job's saved plan for its apply step, sealed: a plan holds the run's variable values. */
   async savePlan(jobId: string, plan: Buffer): Promise<void> {
     const cipher = this.scope.engine.cipher;
@@ -107,6 +119,18 @@ export class RunReads {
     if (row === undefined || cipher === undefined) return undefined;
     return Buffer.from(cipher.open(String(row.plan), secretPlace(planTable, 'plan', jobId)), 'base64');
   }
+}
+
+/** The structured views of a job's plan steps, by step id. */
+export async function readPlanViews(db: Scope['db'], steps: readonly string[]): Promise<Record<string, unknown>> {
+  if (steps.length === 0) return {};
+  const rows = await db
+    .selectFrom(logTable)
+    .select(['step_id', 'plan_view'])
+    .where('step_id', 'in', steps)
+    .where('plan_view', 'is not', null)
+    .execute();
+  return Object.fromEntries(rows.map((row) => [String(row.step_id), JSON.parse(String(row.plan_view)) as unknown]));
 }
 
 /** A step's stored log; undefined before the step has printed anything. */

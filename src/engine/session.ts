@@ -6,7 +6,7 @@ import type { ListingRelationship, ResourceDeclaration, Row, StateRecords, ToOne
 import { countUse } from './counts.js';
 import { loadIncluded, type IncludeResult } from './include.js';
 import type { InputReader } from './input.js';
-import { readStepLog, type StepLog } from './run-reads.js';
+import { readPlanViews, readStepLog, type StepLog } from './run-reads.js';
 import { locateRecord, type CollectionAddress, type RecordAddress } from './locate.js';
 import { listOptions, pageOf, sortKeys, type ListDraft } from './list-input.js';
 import type { IncludeTree, ReadOptions } from './options.js';
@@ -79,6 +79,23 @@ export class Session {
   async stepLog(address: RecordAddress): Promise<{ step: Row; log: StepLog | undefined }> {
     const step = await locateRecord(this.scope, address);
     return { step, log: await readStepLog(this.scope.db, String(step.id)) };
+  }
+
+  /**
+   * A job's context as Terrakube's web UI reads it, when the caller sees the job (404 otherwise):
+   * the structured views of its plan steps, by step id.
+   */
+  async jobContext(address: RecordAddress, steps: ResourceDeclaration): Promise<{ planStructuredOutput: Record<string, unknown> }> {
+    const job = await locateRecord(this.scope, address);
+    const link = this.scope.engine.registry.parentLink(steps);
+    if (link === undefined) throw new Error(`${steps.type} has no parent`);
+    const ids = await this.scope.db.selectFrom(steps.table).select('id').where(link.column, '=', String(job.id)).execute();
+    return {
+      planStructuredOutput: await readPlanViews(
+        this.scope.db,
+        ids.map((row) => String(row.id)),
+      ),
+    };
   }
 
   /** The record a to-one relationship of a record links, or null. */

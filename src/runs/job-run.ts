@@ -197,23 +197,27 @@ async function runLoggedStep(parts: JobRunParts, step: LoggedStep): Promise<Step
   output.write(`Running on executor ${step.executor}\n`);
   const directory = path.join(settings.directory, stepFolderName(step.jobId, step.flow.step, randomUUID()));
   await mkdir(directory, { recursive: true, mode: 0o700 });
+  let outcome: StepOutcome | undefined;
   try {
-    return await runStep({
+    outcome = await runStep({
       inputs: step.inputs,
       flow: step.flow,
       directory,
       binary: step.binary,
       environment: step.environment,
       output,
+      secrets: step.secrets,
       cancel: step.cancel,
       timeoutMs: settings.stepTimeoutMs,
       graceMs: settings.graceMs,
       plans: { save: (plan) => reads.savePlan(step.jobId, plan), read: () => reads.readPlan(step.jobId) },
     });
+    return outcome;
   } finally {
     clearInterval(timer);
     output.end();
     await flush(true);
+    if (outcome?.kind === 'completed' && outcome.planView !== undefined) await reads.writePlanView(step.stepId, outcome.planView);
     await rm(directory, { recursive: true, force: true });
   }
 }

@@ -4,8 +4,9 @@ import { checkout, GitFailure } from '../git/index.js';
 import type { FlowCommand, FlowStep } from './flow.js';
 import type { RunInputs } from './run-inputs.js';
 import { terraformVariablesFile } from './run-variables.js';
-import type { StepOutput } from './step-output.js';
+import { StepOutput } from './step-output.js';
 import { recordGroup } from './leftovers.js';
+import { planView, type PlanChange } from './plan-view.js';
 import { runStepProcess, type StepEnd } from './step-process.js';
 
 /** Where a step runs, and with what. */
@@ -19,6 +20,8 @@ export interface StepPlace {
   /** The environment every process of the step gets: variables, the state backend and its credential. */
   environment: Record<string, string>;
   output: StepOutput;
+  /** What the output redacts: the same goes for what the step reads of the tool's answers. */
+  secrets: readonly string[];
   cancel: AbortSignal;
   timeoutMs: number;
   graceMs: number;
@@ -28,13 +31,15 @@ export interface StepPlace {
 
 /** How a step ended: a plan also says whether it found changes; every step says the commit it ran. */
 export type StepOutcome =
-  | { kind: 'completed'; commit: string; planChanges?: boolean }
+  | { kind: 'completed'; commit: string; planChanges?: boolean; planView?: PlanChange[] }
   | { kind: 'failed'; reason: string; commit?: string }
   | { kind: 'cancelled' };
 
 /** A backend override: whatever backend the repository names, the run keeps its state in Stratum. */
 const backendOverride = 'zz_stratum_backend_override.tf';
 const planFile = 'stratum.tfplan';
+/** The most of `show -json` read for a plan's structured view; a larger plan is shown as its log only. */
+const shownPlanLimit = 16 * 1024 * 1024;
 
 class StepFailure extends Error {}
 class StepCancelled extends Error {}
@@ -71,10 +76,12 @@ export async function runStep(place: StepPlace): Promise<StepOutcome> {
     await tool(place, folder, ['init', '-input=false', '-no-color']);
     await scripts('before');
     let planChanges: boolean | undefined;
+    let view: PlanChange[] | undefined;
     if (type === 'terraformPlan' || type === 'terraformPlanDestroy') {
       const code = await tool(place, folder, planArguments(place, type === 'terraformPlanDestroy'), [0, 2]);
       planChanges = code === 2;
       await place.plans.save(await readFile(path.join(folder, planFile)));
+      view = await showPlan(place, folder);
     } else if (type === 'terraformApply') {
       const plan = await place.plans.read();
       if (plan === undefined) await tool(place, folder, ['apply', '-input=false', '-no-color', '-auto-approve', ...targets(place)]);
@@ -86,7 +93,12 @@ export async function runStep(place: StepPlace): Promise<StepOutcome> {
       await tool(place, folder, ['destroy', '-input=false', '-no-color', '-auto-approve', ...targets(place)]);
     }
     await scripts('after');
-    return planChanges === undefined ? { kind: 'completed', commit } : { kind: 'completed', commit, planChanges };
+    return {
+      kind: 'completed',
+      commit,
+      ...(planChanges === undefined ? {} : { planChanges }),
+      ...(view === undefined ? {} : { planView: view }),
+    };
   } catch (error) {
     if (error instanceof StepCancelled) return { kind: 'cancelled' };
     if (error instanceof StepFailure || error instanceof GitFailure) {
@@ -132,6 +144,26 @@ async function tool(place: StepPlace, folder: string, args: string[], accepted: 
   const end = await run(place, folder, place.binary, args);
   if (end.kind === 'exited' && accepted.includes(end.code)) return end.code;
   throw stepEnded(end, `${place.inputs.tool.kind} ${args[0] ?? ''}`);
+}
+
+/**
+ * The saved plan's structured view, read from `show -json` (redacted as the log is), or undefined
+ * when the tool cannot show it: the step's log says so, and the plan stands.
+ */
+async function showPlan(place: StepPlace, folder: string): Promise<PlanChange[] | undefined> {
+  const shown = new StepOutput(shownPlanLimit, place.secrets);
+  const end = await run({ ...place, output: shown }, folder, place.binary, ['show', '-json', planFile]);
+  shown.end();
+  if (end.kind === 'cancelled') throw new StepCancelled();
+  const { text, trimmed } = shown.snapshot();
+  let view: PlanChange[] | undefined;
+  try {
+    view = end.kind === 'exited' && end.code === 0 && trimmed === 0 ? planView(JSON.parse(text)) : undefined;
+  } catch {
+    // A redacted value inside a number or a key leaves no JSON to read.
+  }
+  if (view === undefined) place.output.write(`\n(No structured view of this plan: ${place.inputs.tool.kind} show -json gave none.)\n`);
+  return view;
 }
 
 /** A flow's BASH scripts, in priority order, each in the folder Terraform runs in. */

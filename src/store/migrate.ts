@@ -18,6 +18,7 @@ import { notificationTemplates } from './migrations/0014-notification-templates.
 import { jobs } from './migrations/0015-jobs.js';
 import { workspaceState } from './migrations/0016-workspace-state.js';
 import { jobRuns } from './migrations/0017-job-runs.js';
+import { planViews } from './migrations/0018-plan-views.js';
 
 /** The one migration history of both stores, in order; a migration, once released, never changes. */
 const history: readonly (readonly [name: string, build: (dialect: Dialect) => Migration])[] = [
@@ -38,6 +39,7 @@ const history: readonly (readonly [name: string, build: (dialect: Dialect) => Mi
   ['0015-jobs', jobs],
   ['0016-workspace-state', workspaceState],
   ['0017-job-runs', jobRuns],
+  ['0018-plan-views', planViews],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

@@ -34,7 +34,8 @@ interface StepParams {
  * A run's pages as Terrakube's web UI reads them: each step's log as text
  * (`/tfoutput/v1/organization/{org}/job/{job}/step/{step}`), the same as server-sent events while
  * the step runs (`.../stream`, one event per line, resumable with Last-Event-ID), and a job's
- * context (`/context/v1/{job}`, which Stratum keeps empty: `{}`), for whoever may read the job.
+ * context (`/context/v1/{job}`: the structured view of each plan step, `planStructuredOutput` by
+ * step id), for whoever may read the job.
  */
 export function runOutputRoutes(api: FastifyInstance, { engine, records, pollMs = 500 }: RunOutputOptions): Promise<void> {
   let streams = 0;
@@ -88,11 +89,13 @@ export function runOutputRoutes(api: FastifyInstance, { engine, records, pollMs 
   });
 
   api.get('/context/v1/:jobId', async (request, reply) => {
-    await sessionOf(engine, request, reply).find({ resource: records.job, ancestors: [], id: (request.params as { jobId: string }).jobId });
-    return reply.header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store').send('{}');
+    const job = { resource: records.job, ancestors: [], id: (request.params as { jobId: string }).jobId };
+    const context = await sessionOf(engine, request, reply).jobContext(job, records.step);
+    return reply.header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store').send(context);
   });
 
-  // Structured plan output is not kept: the stream ends at once, which the UI takes as nothing to add.
+  // A plan's structured view is kept once the plan ends, not as it goes: the stream ends at once,
+  // which the UI takes as nothing to add to the context it polls.
   api.get('/context/v1/:jobId/stream', async (request, reply) => {
     await sessionOf(engine, request, reply).find({ resource: records.job, ancestors: [], id: (request.params as { jobId: string }).jobId });
     return reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-store').send('');

@@ -99,6 +99,11 @@ export class GitServer {
     return new GitServer(root, server, counts);
   }
 
+  /** Where a repository of this server lies on this machine: what an SSH server serves. */
+  path(name: string): string {
+    return path.join(this.root, `${name}.git`);
+  }
+
   /** The address of a repository of this server. */
   url(name: string): string {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/${name}.git`;

@@ -169,7 +169,8 @@ export async function withCredential<T>(
     await writeFile(key, text, { mode: 0o600 });
     await chmod(key, 0o600);
     // Host keys are not pinned: each call trusts the key the host shows (documented in docs/behaviour.md).
-    const ssh = `ssh -i '${key}' -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=accept-new -o UserKnownHostsFile='${join(folder, 'known_hosts')}'`;
+    // LogLevel=ERROR keeps ssh's note of the host key it added (every call adds one) out of the reasons a failure gives.
+    const ssh = `ssh -i '${key}' -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=accept-new -o UserKnownHostsFile='${join(folder, 'known_hosts')}' -o LogLevel=ERROR`;
     return await call({ GIT_SSH_COMMAND: ssh }, [credential.privateKey]);
   } finally {
     await rm(folder, { recursive: true, force: true });

@@ -167,13 +167,14 @@ describeEachStore('planner statistics of the embedded store', { env: { STRATUM_S
     );
   });
 
-  it('completes every write made while the statistics are gathered, running again a transaction whose snapshot went stale', async (t) => {
+  it('completes every update made while the statistics are gathered: a transaction waits for the write lock, not failing on a stale snapshot', async (t) => {
     if (context.kind !== 'sqlite') {
       t.skip('only the embedded store gathers statistics on a connection of its own');
       return;
     }
-    // Each ANALYZE commits on the worker's connection: a transaction here that read before it and
-    // writes after it cannot upgrade its stale snapshot (SQLITE_BUSY_SNAPSHOT, which no busy timeout waits out).
+    // Each ANALYZE writes on the worker's connection. A deferred transaction here that has read
+    // cannot take the write lock while ANALYZE holds it, nor write on a snapshot its commit made
+    // stale: SQLite answers SQLITE_BUSY at once, without waiting out the busy timeout.
     const organization = await createOrganization(context.server);
     const collection = await createCollection(context.server, organization);
     await fillCollection(context.server, collection);

@@ -68,12 +68,10 @@ export class RunReads {
 
   /** The variables (global ones, a collection's items, a workspace's own) under one record, their secrets opened. */
   private async variablesUnder(resource: ResourceDeclaration, parentId: string): Promise<Row[]> {
-    const link = this.scope.engine.registry.parentLink(resource);
-    if (link === undefined) throw new Error(`${resource.type} has no parent`);
     const rows = await this.scope.db
       .selectFrom(resource.table)
       .selectAll()
-      .where(link.column, '=', parentId)
+      .where(this.scope.engine.registry.parentColumn(resource), '=', parentId)
       .limit(maxVariableRows)
       .execute();
     return rows.map((row) => openRow(this.scope.engine.cipher, resource, row));

@@ -87,9 +87,11 @@ export class Session {
    */
   async jobContext(address: RecordAddress, steps: ResourceDeclaration): Promise<{ planStructuredOutput: Record<string, unknown> }> {
     const job = await locateRecord(this.scope, address);
-    const link = this.scope.engine.registry.parentLink(steps);
-    if (link === undefined) throw new Error(`${steps.type} has no parent`);
-    const ids = await this.scope.db.selectFrom(steps.table).select('id').where(link.column, '=', String(job.id)).execute();
+    const ids = await this.scope.db
+      .selectFrom(steps.table)
+      .select('id')
+      .where(this.scope.engine.registry.parentColumn(steps), '=', String(job.id))
+      .execute();
     return {
       planStructuredOutput: await readPlanViews(
         this.scope.db,

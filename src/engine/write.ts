@@ -183,17 +183,12 @@ export function writeContext(tx: Scope, tenantId: TenantId, now: string): WriteC
       return id;
     },
     removeChildren: async (resource, parentId, keep = () => false) => {
-      const link = registry.parentLink(resource);
-      if (link === undefined) throw new Error(`${resource.type} has no parent`);
-      const rows = await tx.db.selectFrom(resource.table).selectAll().where(link.column, '=', parentId).execute();
+      const rows = await tx.db.selectFrom(resource.table).selectAll().where(registry.parentColumn(resource), '=', parentId).execute();
       const gone = rows.filter((row) => !keep(row)).map((row) => row.id);
       if (gone.length > 0) await tx.db.deleteFrom(resource.table).where('id', 'in', gone).execute();
     },
-    children: async (resource, parentId) => {
-      const link = registry.parentLink(resource);
-      if (link === undefined) throw new Error(`${resource.type} has no parent`);
-      return tx.db.selectFrom(resource.table).selectAll().where(link.column, '=', parentId).execute();
-    },
+    children: async (resource, parentId) =>
+      tx.db.selectFrom(resource.table).selectAll().where(registry.parentColumn(resource), '=', parentId).execute(),
     set: async (resource, id, values) => {
       await tx.db.updateTable(resource.table).set(toColumns(resource, values)).where('id', '=', id).execute();
     },

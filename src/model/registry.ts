@@ -90,6 +90,13 @@ export class Registry {
     return resource.relationships[resource.parent] as ToOne;
   }
 
+  /** The column naming the record a resource lives under: for reading a record's children. */
+  parentColumn(resource: ResourceDeclaration): string {
+    const link = this.parentLink(resource);
+    if (link === undefined) throw new Error(`${resource.type} has no parent`);
+    return link.column;
+  }
+
   parentOf(resource: ResourceDeclaration): ResourceDeclaration | undefined {
     const link = this.parentLink(resource);
     return link === undefined ? undefined : this.target(link);

@@ -206,7 +206,6 @@ async function runLoggedStep(parts: JobRunParts, step: LoggedStep): Promise<Step
       binary: step.binary,
       environment: step.environment,
       output,
-      secrets: step.secrets,
       cancel: step.cancel,
       timeoutMs: settings.stepTimeoutMs,
       graceMs: settings.graceMs,

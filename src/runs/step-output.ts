@@ -37,14 +37,19 @@ export class StepOutput extends EventEmitter<{ text: [string]; end: [] }> {
 
   constructor(
     private readonly limit: number,
-    secrets: Iterable<string>,
+    private readonly secrets: readonly string[],
   ) {
     super();
-    const forms = [...new Set([...secrets].flatMap(formsOf))].sort((a, b) => b.length - a.length);
+    const forms = [...new Set(secrets.flatMap(formsOf))].sort((a, b) => b.length - a.length);
     this.pattern = forms.length === 0 ? undefined : new RegExp(forms.map(escapeForPattern).join('|'), 'g');
     this.longest = forms[0]?.length ?? 0;
     this.forms = forms;
     this.firstCharacters = new Set(forms.map((form) => form.charAt(0)));
+  }
+
+  /** Another output that redacts the same secrets, for what a step reads of a tool rather than shows. */
+  alike(limit: number): StepOutput {
+    return new StepOutput(limit, this.secrets);
   }
 
   /** Adds text; what can no longer be part of a secret is released. */

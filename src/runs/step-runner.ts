@@ -4,7 +4,7 @@ import { checkout, GitFailure } from '../git/index.js';
 import type { FlowCommand, FlowStep } from './flow.js';
 import type { RunInputs } from './run-inputs.js';
 import { terraformVariablesFile } from './run-variables.js';
-import { StepOutput } from './step-output.js';
+import type { StepOutput } from './step-output.js';
 import { recordGroup } from './leftovers.js';
 import { planView, type PlanChange } from './plan-view.js';
 import { runStepProcess, type StepEnd } from './step-process.js';
@@ -20,8 +20,6 @@ export interface StepPlace {
   /** The environment every process of the step gets: variables, the state backend and its credential. */
   environment: Record<string, string>;
   output: StepOutput;
-  /** What the output redacts: the same goes for what the step reads of the tool's answers. */
-  secrets: readonly string[];
   cancel: AbortSignal;
   timeoutMs: number;
   graceMs: number;
@@ -151,7 +149,7 @@ async function tool(place: StepPlace, folder: string, args: string[], accepted: 
  * when the tool cannot show it: the step's log says so, and the plan stands.
  */
 async function showPlan(place: StepPlace, folder: string): Promise<PlanChange[] | undefined> {
-  const shown = new StepOutput(shownPlanLimit, place.secrets);
+  const shown = place.output.alike(shownPlanLimit);
   const end = await run({ ...place, output: shown }, folder, place.binary, ['show', '-json', planFile]);
   shown.end();
   if (end.kind === 'cancelled') throw new StepCancelled();

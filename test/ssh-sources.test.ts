@@ -17,8 +17,11 @@ const missing = sshServerMissing();
 if (missing !== undefined && process.env.CI !== undefined) throw new Error(`${missing}: CI installs it`);
 const accepted = sshKeyPair();
 const refused = sshKeyPair();
-/** The base64 body of a private key: what would show if a key leaked into a log or an answer. */
-const keyBody = (privateKey: string) => privateKey.split('\n')[1] ?? privateKey;
+/** Fails when the text holds the start of a private key's base64 body: what would show if a key leaked. */
+function assertNoKey(text: string, { privateKey }: { privateKey: string }): void {
+  const fragment = (privateKey.split('\n')[1] ?? privateKey).slice(0, 40);
+  assert.ok(!text.includes(fragment), 'a private key shows');
+}
 
 for (const kind of storeKinds) {
   describe(`sources reached over SSH (${kind}, ${binaryName})`, { skip: missing }, () => {
@@ -58,9 +61,9 @@ for (const kind of storeKinds) {
       const id = await bench.startJob(workspace, await bench.templateNamed('Plan and apply'));
       const done = await bench.statusOf(id, 'completed');
       const plan = await bench.logOf(done.steps[0]?.attributes.output);
-      assert.match(plan, new RegExp(`Checking out ${url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} at main`));
+      assert.ok(plan.includes(`Checking out ${url} at main`), plan);
       assert.match(await bench.logOf(done.steps[1]?.attributes.output), /applied/);
-      assert.doesNotMatch(plan, new RegExp(keyBody(accepted.privateKey).slice(0, 40).replace(/[+/]/g, '\\$&')));
+      assertNoKey(plan, accepted);
       // The key's folder goes as soon as git is done with it (another suite's may be there meanwhile).
       assert.ok(sshFolders() <= 1);
     });
@@ -71,7 +74,7 @@ for (const kind of storeKinds) {
       const failed = await bench.statusOf(id, 'failed');
       assert.match(String(failed.job.attributes.comments), /^Step 100 \(Plan\) failed: [^ ]+@127.0.0.1: Permission denied \(publickey\)/);
       const plan = await bench.logOf(failed.steps[0]?.attributes.output);
-      assert.doesNotMatch(plan + JSON.stringify(failed), new RegExp(keyBody(refused.privateKey).slice(0, 40).replace(/[+/]/g, '\\$&')));
+      assertNoKey(plan + JSON.stringify(failed), refused);
     });
 
     it("publishes a module from its SSH address with the module's key", async () => {
@@ -80,24 +83,20 @@ for (const kind of storeKinds) {
         { files: { 'outputs.tf': 'output "id" { value = "x" }\n' }, tags: ['v1.1.0'] },
       ]);
       const source = ssh.url(bench.git.path('module-over-ssh'));
-      const created = await bench.server.post(bench.org('/module'), {
-        data: {
-          type: 'module',
-          attributes: { name: 'network', provider: 'aws', description: 'A network', source },
-          relationships: { ssh: { data: { type: 'ssh', id: keys.accepted } } },
-        },
-      });
+      const publish = (name: string, key: string) =>
+        bench.server.post(bench.org('/module'), {
+          data: {
+            type: 'module',
+            attributes: { name, provider: 'aws', description: 'A network', source },
+            relationships: { ssh: { data: { type: 'ssh', id: keys[key] } } },
+          },
+        });
+      const created = await publish('network', 'accepted');
       assert.equal(created.status, 201, created.text);
       assert.equal(created.body.data.attributes.latestVersion, '1.1.0');
-      const refusedModule = await bench.server.post(bench.org('/module'), {
-        data: {
-          type: 'module',
-          attributes: { name: 'other', provider: 'aws', description: 'A network', source },
-          relationships: { ssh: { data: { type: 'ssh', id: keys.refused } } },
-        },
-      });
+      const refusedModule = await publish('other', 'refused');
       assert.equal(refusedModule.status, 422, refusedModule.text);
-      assert.doesNotMatch(refusedModule.text, new RegExp(keyBody(refused.privateKey).slice(0, 40).replace(/[+/]/g, '\\$&')));
+      assertNoKey(refusedModule.text, refused);
     });
   });
 }

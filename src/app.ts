@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import { buildCore } from './core.js';
+import type { Core } from './core.js';
 import { Authenticator } from './auth/authenticator.js';
 import { OidcVerifier } from './auth/oidc.js';
 import type { Config } from './config.js';
@@ -17,9 +17,8 @@ import { registerDescribedRoutes } from './http/routes/described-route.js';
 import { docs } from './http/routes/docs.js';
 import { errorRendering, renderError } from './http/plugins/error-rendering.js';
 import { graphqlRoute } from './http/routes/graphql-route.js';
-import { health } from './http/routes/health.js';
+import { health, type ServiceState } from './http/routes/health.js';
 import type { Metrics } from './http/metrics.js';
-import { listenerUrl } from './http/listener-url.js';
 import { requestMetrics } from './http/plugins/request-metrics.js';
 import { releaseRoutes } from './http/routes/release-routes.js';
 import { discoveryRoute, publicRegistryRoute } from './http/routes/registry-discovery.js';
@@ -36,9 +35,6 @@ import { lockMethods, stateRoutes } from './http/routes/state-routes.js';
 import { notificationRoutes } from './http/routes/notification-routes.js';
 import { subscriptions } from './http/routes/subscriptions.js';
 import { runOutputRoutes } from './http/routes/run-output-routes.js';
-import { buildExecutor } from './runs/build-executor.js';
-import type { Executor } from './runs/executor.js';
-import type { AddressInfo } from 'node:net';
 import { refuseNulInUrl } from './http/plugins/url-check.js';
 import { AtomicOperations } from './jsonapi/atomic.js';
 import { routesOf } from './jsonapi/routes.js';
@@ -54,17 +50,19 @@ import {
   stateRecords,
   unmodeledRecords,
 } from './resources/index.js';
-import type { SecretCipher } from './secrets/cipher.js';
 import type { Store } from './store/database.js';
-import { withStatementLog } from './store/statement-log.js';
 import { packageVersion } from './version.js';
 
 export interface AppDependencies {
   config: Config;
   store: Store;
+  /** Signs the module download links. */
   signingKey: string;
-  cipher: SecretCipher;
+  /** The engine and what hears its writes, shared with the executor that runs this process's jobs. */
+  core: Core;
   log: Logger;
+  /** Whether the process stops and runs jobs, for the health checks. */
+  service: ServiceState;
   /** Prometheus metrics to count requests into; undefined when they are not served. */
   metrics?: Metrics | undefined;
 }
@@ -79,11 +77,9 @@ const maxBodyBytes = 1024 * 1024;
  * closing connections whose body was not read, refusing requests while the server stops or whose
  * URL holds a NUL), request log and health checks; then, behind authentication, the
  * resource routes, GraphQL and the token routes (with their administration); then the public API
- * description. At trace level, the SQL statements of the engine and of the API token records are
- * logged.
+ * description. Jobs are not run here: the executor beside it (commands/serve.ts) shares its core.
  */
-export function buildApp({ config, store: given, signingKey, cipher, log, metrics }: AppDependencies): FastifyInstance {
-  const store: Store = log.isLevelEnabled('trace') ? { ...given, db: withStatementLog(given.db, log) } : given;
+export function buildApp({ config, store, signingKey, core, log, metrics, service }: AppDependencies): FastifyInstance {
   const render = renderError(log);
   const corsHeaders = crossOriginHeaders(config.corsOrigins);
   const clientErrors = new ClientErrorAnswers(config.connections, log, corsHeaders);
@@ -119,20 +115,7 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
   capConnections(app.server, config.connections.maxConnections, log, 'api');
 
   const routes = routesOf(registry);
-  const { engine, signer, apiTokens, jobEvents, notifier } = buildCore({ config, store, signingKey, cipher, log });
-  // Jobs run in the server process unless `stratum executor` processes run them; it starts once the
-  // server listens, since its runs reach the state backend through it.
-  if (config.runs.inServer) {
-    let executor: Executor | undefined;
-    app.addHook('onListen', async () => {
-      const apiUrl = listenerUrl(app.server.address() as AddressInfo, '127.0.0.1');
-      executor = await buildExecutor({ engine, config, signer, log, apiUrl });
-      await executor.start(jobEvents);
-    });
-    app.addHook('onClose', async () => {
-      await executor?.stop();
-    });
-  }
+  const { engine, signer, apiTokens, jobEvents, notifier } = core;
   const oidc = config.oidc === undefined ? undefined : new OidcVerifier(config.oidc, config.adminGroup);
   const authenticator = new Authenticator(signer, apiTokens, oidc);
   const tokenEndpoints = [
@@ -149,7 +132,7 @@ export function buildApp({ config, store: given, signingKey, cipher, log, metric
   void app.register(arrival, { steps: [stampRequestId, closeUnlessBodyRead, refuseWhileClosing(app), refuseNulInUrl] });
   void app.register(requestLog, { log });
   if (metrics !== undefined) void app.register(requestMetrics, { metrics });
-  void app.register(health, { store });
+  void app.register(health, { store, service });
   // Public, as in Terrakube: the vendors' release lists the workspace pages offer. A module's zip
   // takes no token either, but a signed link.
   void app.register((api) => {

@@ -10,6 +10,7 @@ import { jobStatusTopic, liveChannelRecords, notificationRecords, recordPolicies
 import { jobStatusListener, localJobEvents, postgresJobEvents, type JobEvents } from './runs/job-events.js';
 import type { SecretCipher } from './secrets/cipher.js';
 import type { Store } from './store/database.js';
+import { withStatementLog } from './store/statement-log.js';
 
 export interface CoreDependencies {
   config: Config;
@@ -31,9 +32,11 @@ export interface Core {
 /**
  * The engine with its listeners: a job's status change, once committed, goes to the live channel of
  * every replica (through PostgreSQL's NOTIFY, or in process on the embedded store) and to its
- * notifications, whichever process made it: a request, or an executor.
+ * notifications, whichever process made it: a request, or an executor. At trace level, the SQL
+ * statements of the engine and of the API token records are logged.
  */
-export function buildCore({ config, store, signingKey, cipher, log }: CoreDependencies): Core {
+export function buildCore({ config, store: given, signingKey, cipher, log }: CoreDependencies): Core {
+  const store: Store = log.isLevelEnabled('trace') ? { ...given, db: withStatementLog(given.db, log) } : given;
   const signer = new TokenSigner(signingKey, config.adminGroup);
   const apiTokens = new ApiTokens(store.db, signer, log, config.personalTokenMaxDays);
   const jobEvents =

@@ -254,11 +254,16 @@ export class TestServer {
     await this.cleanup();
   }
 
-  private async signal(signal: NodeJS.Signals): Promise<void> {
+  /** Stops the process with SIGTERM, as a process manager does, keeping its store; answers its exit code. */
+  async terminate(): Promise<number | null> {
+    return this.signal('SIGTERM');
+  }
+
+  private async signal(signal: NodeJS.Signals): Promise<number | null> {
     const child = this.child;
-    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
-    await new Promise<void>((resolve) => {
-      child.once('exit', () => resolve());
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return child?.exitCode ?? null;
+    return new Promise<number | null>((resolve) => {
+      child.once('exit', (code) => resolve(code));
       child.kill(signal);
     });
   }

@@ -130,8 +130,11 @@ describe('start-up on the embedded store', () => {
       assert.equal(line.signingKey, fingerprint);
       assert.match(
         String(line.msg),
-        new RegExp(`^listening on ${server.url}; API docs at ${server.url}/api/docs; mint a first administrator token with: `),
+        new RegExp(
+          `^listening on ${server.url}; runs no jobs \\(STRATUM_EXECUTOR=off\\); API docs at ${server.url}/api/docs; mint a first administrator token with: `,
+        ),
       );
+      assert.deepEqual(line.jobs, { jobs: 'off', detail: 'STRATUM_EXECUTOR=off: `stratum executor` processes run the jobs' });
       const port = new URL(server.url).port;
       const taken = serve({ PORT: port, STRATUM_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'stratum-port-')) });
       assert.equal(taken.status, 1);

@@ -2,6 +2,10 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../app.js';
 import { loadConfig, type Config } from '../config.js';
+import { buildCore } from '../core.js';
+import { ServiceState, type RunsReport } from '../http/routes/health.js';
+import { buildExecutor } from '../runs/build-executor.js';
+import type { Executor } from '../runs/executor.js';
 import { unknownSettings } from '../setting-names.js';
 import { listenerUrl } from '../http/listener-url.js';
 import { describeError } from '../http/plugins/error-rendering.js';
@@ -14,11 +18,12 @@ import { schemaVersion } from '../store/migrate.js';
 import { packageVersion } from '../version.js';
 import { fingerprint } from './check-keys.js';
 import { CommandFailure } from './exit-codes.js';
-import { stopOnSignals, stopWhenNpmExits, type Closable } from './shutdown.js';
+import { stopOnSignals, stopWhenNpmExits, type StopOrder } from './shutdown.js';
 
 /**
  * `stratum serve`: configuration (every problem reported before the database is touched), the
- * store and its migrations, the keys, then HTTP, and a stop on SIGTERM or SIGINT.
+ * store and its migrations, the keys, then HTTP and the executor that runs jobs, and a stop on
+ * SIGTERM or SIGINT that ends the runs in progress before it closes the listener.
  */
 export async function serve(): Promise<void> {
   const config = loadConfig();
@@ -46,9 +51,11 @@ export async function serve(): Promise<void> {
   // prom-client loads only for a server that serves metrics.
   const metricsModule = config.metrics === undefined ? undefined : await import('../http/metrics.js');
   const metrics = metricsModule === undefined ? undefined : new metricsModule.Metrics(store);
-  const app = buildApp({ config, store, signingKey, cipher, log, metrics });
-  const closables: Closable[] = [];
-  stopWhenNpmExits(stopOnSignals(app, closables, log, config.shutdownTimeoutMs));
+  const core = buildCore({ config, store, signingKey, cipher, log });
+  const service = new ServiceState();
+  const app = buildApp({ config, store, signingKey, core, log, metrics, service });
+  const order: StopOrder = { first: [], last: [] };
+  stopWhenNpmExits(stopOnSignals(app, order, log, config.shutdownTimeoutMs, () => (service.stopping = true)));
   // A failure that escapes a request must not take the service down with it.
   process.on('unhandledRejection', (reason) => {
     log.error({ error: reason instanceof Error ? describeError(reason) : { message: 'non-error rejection' } }, 'unhandled rejection');
@@ -61,7 +68,7 @@ export async function serve(): Promise<void> {
       const { host, port, maxConnections } = config.metrics;
       listening = { host, port, hostName: 'STRATUM_METRICS_HOST', portName: 'STRATUM_METRICS_PORT' };
       const listener = await metricsModule.serveMetrics(metrics, config.metrics, config.connections, log);
-      closables.push({ name: 'metrics listener', close: listener.close });
+      order.last.push({ name: 'metrics listener', close: listener.close });
       // The API's cap is what STRATUM_MAX_CONNECTIONS leaves once the metrics listener has its share.
       log.info(
         { metrics: `${listener.url}/metrics`, maxConnections, apiMaxConnections: config.connections.maxConnections },
@@ -73,8 +80,23 @@ export async function serve(): Promise<void> {
     await store.close();
     throw listenFailure(error, listening);
   }
-  closables.push({ name: 'store', close: () => store.close() });
   const bound = app.server.address() as AddressInfo;
+  if (config.runs.inServer) {
+    // Its runs reach the state backend through this listener, so it starts once the server listens,
+    // and a stop ends it while the listener still answers them.
+    let executor: Executor;
+    try {
+      executor = await buildExecutor({ engine: core.engine, config, signer: core.signer, log, apiUrl: listenerUrl(bound, '127.0.0.1') });
+      await executor.start(core.jobEvents);
+    } catch (error) {
+      await app.close();
+      await store.close();
+      throw error;
+    }
+    order.first.push({ name: 'runs', close: () => executor.stop() });
+    service.runs = { jobs: 'on', executor: executor.id, concurrent: config.runs.concurrent };
+  } else service.runs = { jobs: 'off', detail: 'STRATUM_EXECUTOR=off: `stratum executor` processes run the jobs' };
+  order.last.push({ name: 'store', close: () => store.close() });
   const address = listenerUrl(bound);
   const docs = `${listenerUrl(bound, 'localhost')}/api/docs`;
   const firstToken = firstTokenCommand(config);
@@ -90,9 +112,15 @@ export async function serve(): Promise<void> {
       signingKey: fingerprint(signingKey),
       store: store.dialect,
       dataDir: store.dialect === 'sqlite' ? config.dataDir : undefined,
+      jobs: service.runs,
     },
-    `listening on ${address}; API docs at ${docs}; mint a first administrator token with: ${firstToken}`,
+    `listening on ${address}; ${jobsLine(service.runs)}; API docs at ${docs}; mint a first administrator token with: ${firstToken}`,
   );
+}
+
+/** Whether this process runs jobs, for the listening line. */
+function jobsLine(runs: RunsReport): string {
+  return runs.jobs === 'on' ? `runs up to ${runs.concurrent} job(s) at once` : 'runs no jobs (STRATUM_EXECUTOR=off)';
 }
 
 /** The command that mints a token this server accepts, with the configuration it needs. */

@@ -1,63 +1,94 @@
 import type { Logger } from '../log.js';
 
-/** The HTTP service a stop closes first: no new connections, then the requests in flight finish. */
+/** The HTTP service a stop closes: no new connections, then the requests in flight finish. */
 export interface HttpService {
   close(): Promise<unknown>;
   server: { closeAllConnections(): void };
 }
 
-/** What a stop closes after the HTTP server, in order. */
+/** A part of the service a stop closes. */
 export interface Closable {
   name: string;
   close(): Promise<void>;
 }
 
+/** What a stop closes, in its order around the HTTP service. */
+export interface StopOrder {
+  /**
+   * Stopped first, while the API still answers: the runs in progress, whose interrupted tools save
+   * their state and release their locks through the API's state backend. Each bounds its own wait.
+   */
+  first: Closable[];
+  /** Closed once the HTTP service has (the metrics listener, the store), in order. */
+  last: Closable[];
+}
+
 /**
- * Stops the service on SIGTERM or SIGINT: the listener closes at once (new connections are
- * refused), requests in flight get `deadlineMs` to finish, then the connections still open are
- * closed, the rest (metrics listener, store) closes, a last "stopped" line is logged and the process
- * exits: 0 when every request finished, 1 when the deadline cut some short. A second signal exits
- * at once, for an operator who cannot wait. Returns the same stop, for causes other than a signal.
+ * Stops the service on SIGTERM or SIGINT. First `first` (the runs in progress: each interrupted
+ * tool saves its state through the API, which keeps answering meanwhile while `/readyz` says it is
+ * stopping); then the listener closes (new connections are refused), requests in flight get
+ * `deadlineMs` to finish, then the connections still open are closed, the rest (metrics listener,
+ * store) closes, a last "stopped" line is logged and the process exits: 0 when every request
+ * finished, 1 when the deadline cut some short. A second signal exits at once, for an operator who
+ * cannot wait. `stopping` is told when the stop begins. Returns the same stop, for causes other
+ * than a signal.
  */
-export function stopOnSignals(app: HttpService, rest: readonly Closable[], log: Logger, deadlineMs: number): (cause: string) => void {
-  let stopping = false;
+export function stopOnSignals(
+  app: HttpService,
+  order: StopOrder,
+  log: Logger,
+  deadlineMs: number,
+  stopping: () => void = () => undefined,
+): (cause: string) => void {
+  let started: number | undefined;
   const stop = (signal: string, fromSignal: boolean) => {
-    if (stopping) {
+    if (started !== undefined) {
       // Only an operator's second signal cuts a stop short.
       if (!fromSignal) return;
       log.warn({ signal }, 'second signal: exiting at once');
       exitAfterFlush(log, 1);
       return;
     }
-    stopping = true;
-    const started = Date.now();
-    log.info({ signal, deadlineMs, detail: 'no new connections; finishing the requests in flight' }, 'stopping');
+    started = Date.now();
+    stopping();
+    const since = started;
+    const first = order.first.map((part) => part.name);
+    log.info(
+      { signal, first, detail: first.length === 0 ? 'closing the listener' : `stopping ${first.join(', ')} while the API still answers` },
+      'stopping',
+    );
     let cutShort = false;
-    const deadline = setTimeout(() => {
-      cutShort = true;
-      log.warn({ deadlineMs }, 'shutdown deadline passed: closing the connections of requests still in flight');
-      app.server.closeAllConnections();
-    }, deadlineMs);
-    void app
-      .close()
+    void closeEach(order.first, log)
       .then(async () => {
+        log.info({ signal, deadlineMs, detail: 'no new connections; finishing the requests in flight' }, 'stopping the listener');
+        const deadline = setTimeout(() => {
+          cutShort = true;
+          log.warn({ deadlineMs }, 'shutdown deadline passed: closing the connections of requests still in flight');
+          app.server.closeAllConnections();
+        }, deadlineMs);
+        await app.close();
         clearTimeout(deadline);
-        for (const part of rest) {
-          try {
-            await part.close();
-          } catch (error) {
-            log.error({ part: part.name, reason: error instanceof Error ? error.message : String(error) }, 'could not close cleanly');
-          }
-        }
+        await closeEach(order.last, log);
       })
       .finally(() => {
-        log.info({ signal, ms: Date.now() - started, cutShort }, 'stopped');
+        log.info({ signal, ms: Date.now() - since, cutShort }, 'stopped');
         exitAfterFlush(log, cutShort ? 1 : 0);
       });
   };
   process.on('SIGTERM', (signal) => stop(signal, true));
   process.on('SIGINT', (signal) => stop(signal, true));
   return (cause) => stop(cause, false);
+}
+
+/** Closes each part in order; one that fails is logged and the rest still close. */
+async function closeEach(parts: readonly Closable[], log: Logger): Promise<void> {
+  for (const part of parts) {
+    try {
+      await part.close();
+    } catch (error) {
+      log.error({ part: part.name, reason: error instanceof Error ? error.message : String(error) }, 'could not close cleanly');
+    }
+  }
 }
 
 /**

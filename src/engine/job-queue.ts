@@ -186,7 +186,10 @@ export class JobQueue {
         // Waiting for an approval, the job keeps its workspace; ended, it frees it.
         const waits = moves && move.to === 'waitingApproval';
         if (waits) await tx.db.updateTable(runTable).set({ executor: null, lease_until: null }).where('job_id', '=', jobId).execute();
-        else await tx.db.deleteFrom(runTable).where('job_id', '=', jobId).execute();
+        else {
+          await tx.db.deleteFrom(runTable).where('job_id', '=', jobId).execute();
+          await this.ended(tx, job);
+        }
       }
       return moves;
     });
@@ -233,12 +236,28 @@ export class JobQueue {
           .where('status', '=', 'running')
           .execute();
         for (const step of steps) await context.set(this.records.step, String(step.id), { status: 'failed' });
-        await releaseLockOf(tx.db, String(job.workspace_id), jobHolder(String(job.id)));
+        await this.ended(tx, job);
         return true;
       });
       if (recovered) ended.push(String(run.job_id));
     }
     return ended;
+  }
+
+  /**
+   * What an ended job leaves: steps it never reached are notExecuted (a job that failed before its
+   * first step too), and no state lock stays in its name (a tool killed before it unlocked).
+   */
+  private async ended(tx: Scope, job: Row): Promise<void> {
+    const context = this.context(tx, job);
+    const waiting = await tx.db
+      .selectFrom(this.records.step.table)
+      .select('id')
+      .where('job_id', '=', job.id)
+      .where('status', '=', 'pending')
+      .execute();
+    for (const step of waiting) await context.set(this.records.step, String(step.id), { status: 'notExecuted' });
+    await releaseLockOf(tx.db, String(job.workspace_id), jobHolder(String(job.id)));
   }
 
   private context(tx: Scope, job: Row): WriteContext {

@@ -87,6 +87,12 @@ export function jobHolder(jobReference: string): string {
   return `job:${jobReference}`;
 }
 
+/** Who holds the lock of a workspace (a caller's audit name, or a job's holder), if anyone does. */
+export async function lockHolder(db: Kysely<Database>, workspaceId: string): Promise<string | undefined> {
+  const row = await db.selectFrom(lockTable).select('locked_by').where('workspace_id', '=', workspaceId).executeTakeFirst();
+  return row === undefined ? undefined : String(row.locked_by);
+}
+
 /** Releases the lock of a workspace if `holder` took it (a job whose run stopped), whatever its ID. */
 export async function releaseLockOf(db: Kysely<Database>, workspaceId: string, holder: string): Promise<void> {
   await db.deleteFrom(lockTable).where('workspace_id', '=', workspaceId).where('locked_by', '=', holder).execute();

@@ -12,7 +12,7 @@ import {
   type StatePlace,
   type StateResources,
 } from './state-access.js';
-import { acquireLock, lockConflict, lockIdOf, readLock, releaseLock, type StateLock } from './state-lock.js';
+import { acquireLock, lockConflict, lockHolder, lockIdOf, readLock, releaseLock, releaseLockOf, type StateLock } from './state-lock.js';
 
 const versionTable = 'state_version';
 const versionColumn = 'state';
@@ -128,6 +128,47 @@ export class WorkspaceState {
         }
       }
       return this.insert(tx, workspace, text, { ...header, md5, jobReference: workspace.jobReference, outputOf: write.outputOf });
+    });
+  }
+
+  /**
+   * Stores the state a job's tool could not upload and wrote to its folder instead (Terraform's
+   * errored.tfstate, when a stop cut its backend off), then releases the lock the job held: for a
+   * job's credential alone. It records what the tool did after the last state it stored, so it
+   * becomes current with a serial above the current one, whatever serial the tool gave it; one of
+   * another lineage, or while another holder has the lock, is refused (409). The same text as the
+   * current state stores nothing. Answers the serial it is current at.
+   */
+  keep(text: string, outputOf: (historyId: string) => string): Promise<number> {
+    return inTransaction(this.scope, this.resources.history, async (tx) => {
+      const workspace = await this.authorize(tx);
+      if (!workspace.credential) throw forbidden("A state is kept from a job's folder with that job's credential alone.");
+      const holder = await lockHolder(tx.db, this.place.workspaceId);
+      if (holder !== undefined && holder !== workspace.writer)
+        throw conflict(`The state is locked by another holder (${holder}) since the job ended; the job's state was not stored.`);
+      const header = stateHeader(text);
+      const current = await this.newest(tx);
+      if (current !== undefined && current.lineage !== header.lineage)
+        throw conflict(
+          `The state's lineage ${JSON.stringify(header.lineage)} is not the workspace's (${JSON.stringify(current.lineage)}).`,
+        );
+      let serial = header.serial;
+      if (current !== undefined && md5Of(text) === current.md5) serial = Number(current.serial);
+      else {
+        if (current !== undefined && serial <= Number(current.serial)) {
+          serial = Number(current.serial) + 1;
+          text = `${JSON.stringify({ ...(JSON.parse(text) as Record<string, unknown>), serial }, null, 2)}\n`;
+        }
+        await this.insert(tx, workspace, text, {
+          serial,
+          lineage: header.lineage,
+          md5: md5Of(text),
+          jobReference: workspace.jobReference,
+          outputOf,
+        });
+      }
+      await releaseLockOf(tx.db, this.place.workspaceId, workspace.writer);
+      return serial;
     });
   }
 

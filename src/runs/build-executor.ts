@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { mintStateCredential, type TokenSigner } from '../auth/tokens.js';
 import type { Config } from '../config.js';
 import type { Engine } from '../engine/index.js';
-import { runRecords } from '../resources/index.js';
+import { runRecords, stateRecords } from '../resources/index.js';
 import type { Logger } from '../log.js';
 import { Executor } from './executor.js';
 import { nextFireTime } from './quartz-schedule.js';
@@ -23,6 +23,7 @@ const platformArch: Readonly<Record<string, string>> = { x64: 'amd64', arm64: 'a
 /** An executor of this process's settings: in the server, or on its own (`stratum executor`). */
 export async function buildExecutor({ engine, config, signer, log, apiUrl }: ExecutorPlace): Promise<Executor> {
   const { runs } = config;
+  const publicUrl = config.state.publicUrl ?? apiUrl;
   await mkdir(runs.runsDir, { recursive: true, mode: 0o700 });
   const { queue, reads, schedules } = engine.runs(runRecords, nextFireTime);
   const tools = new ToolBinaries({
@@ -46,10 +47,21 @@ export async function buildExecutor({ engine, config, signer, log, apiUrl }: Exe
           { organizationId: inputs.organizationId, workspaceId: inputs.workspaceId, jobReference: inputs.jobId },
           Math.ceil((runs.stepTimeoutMs + 2 * runs.graceMs) / 1000) + 60,
         ),
+      keepState: async ({ organizationId, workspaceId, jobId }, text) => {
+        const { session } = engine.asService();
+        try {
+          const access = { kind: 'credential', organizationId, workspaceId, jobReference: jobId } as const;
+          const state = session.state(stateRecords, { organizationId, workspaceId }, access);
+          const place = `${publicUrl}/tfstate/v1/organization/${organizationId}/workspace/${workspaceId}`;
+          return await state.keep(text, (historyId) => `${place}/state/${historyId}.json`);
+        } finally {
+          session.close();
+        }
+      },
       settings: {
         directory: runs.runsDir,
         apiUrl,
-        publicUrl: config.state.publicUrl ?? apiUrl,
+        publicUrl,
         stepTimeoutMs: runs.stepTimeoutMs,
         graceMs: runs.graceMs,
         outputLimit: runs.logCharacters,

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import type { Row } from '../model/index.js';
 import type { JobEvents } from './job-events.js';
 import { runJob, type JobRunParts } from './job-run.js';
-import { clearLeftovers } from './leftovers.js';
+import { clearLeftovers } from './step-folders.js';
 import { stopReason } from './stop-reason.js';
 
 export interface ExecutorSettings {
@@ -47,9 +47,22 @@ export class Executor {
 
   /** Ends what a stopped executor left behind, then starts looking for jobs. */
   async start(events: JobEvents): Promise<void> {
-    const cleared = await clearLeftovers(this.parts.settings.directory);
-    if (cleared > 0)
-      this.log.info(`executor: cleared ${cleared} step folder(s) a stopped process left, and the processes still running in them`);
+    const { settings } = this.parts;
+    const leftovers = await clearLeftovers(settings.directory, {
+      graceMs: settings.graceMs,
+      keepState: (note, text) => this.parts.keepState(note, text).then(() => undefined),
+    });
+    if (leftovers.cleared > 0)
+      this.log.info(
+        `executor: cleared ${leftovers.cleared} step folder(s) a stopped process left, after interrupting the processes still running in them`,
+      );
+    for (const job of leftovers.statesKept)
+      this.log.info(`executor: stored the state a stopped run of job ${job} could not upload (errored.tfstate), and released its lock`);
+    for (const { folder, reason } of leftovers.kept)
+      this.log.warn(
+        new Error(reason),
+        `executor: the state a stopped run left in ${folder} could not be stored; the folder stays, and the next start tries again`,
+      );
     await this.recover();
     this.unlisten = events.listen((event) => {
       const held = this.running.get(String(event.jobId));
@@ -60,14 +73,31 @@ export class Executor {
     this.wake();
   }
 
-  /** Stops taking jobs and interrupts those running: each fails with the reason, its state lock released by the tool itself. */
-  async stop(): Promise<void> {
+  /**
+   * Stops taking jobs and interrupts those running as a cancel does: each tool gets SIGINT, again
+   * after the grace period, then SIGKILL, and saves its state and releases its lock through the
+   * state backend, which must answer meanwhile; a state it could not upload is stored from its
+   * folder; each job fails with the reason. Waits at most twice the grace period and `settleMs`
+   * more (what a run writes once its tool ended); a run still going then is the next start's.
+   */
+  async stop(settleMs = 15_000): Promise<void> {
     this.stopping = true;
     this.unlisten?.();
     if (this.timer !== undefined) clearInterval(this.timer);
-    for (const run of this.running.values()) run.abort.abort(stopReason);
-    await this.polling;
-    await Promise.all([...this.running.values()].map((run) => run.done));
+    const runs = [...this.running.entries()];
+    if (runs.length > 0) this.log.info(`executor: interrupting ${runs.length} run(s): ${runs.map(([id]) => `job ${id}`).join(', ')}`);
+    for (const [, run] of runs) run.abort.abort(stopReason);
+    const boundMs = 2 * this.parts.settings.graceMs + settleMs;
+    let bound: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timed out'>((resolve) => (bound = setTimeout(() => resolve('timed out'), boundMs)));
+    const ended = Promise.all([this.polling, ...runs.map(([, run]) => run.done)]).then(() => 'ended' as const);
+    const how = await Promise.race([ended, timedOut]);
+    clearTimeout(bound);
+    if (how === 'timed out')
+      this.log.warn(
+        new Error(`runs still going after ${boundMs} ms: ${[...this.running.keys()].map((id) => `job ${id}`).join(', ')}`),
+        'executor: stopped without waiting for every run; the next start of an executor ends them and releases their locks',
+      );
   }
 
   /** Looks for jobs now (once at a time; a call meanwhile makes it look again after). */

@@ -1,12 +1,11 @@
-import { randomUUID } from 'node:crypto';
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { JobQueue, RunReads, RunRecords, ScheduleFires } from '../engine/index.js';
 import type { Row } from '../model/index.js';
-import { stepFolderName } from './leftovers.js';
 import { RunProblem, runInputs, type RunInputs } from './run-inputs.js';
 import { StepOutput } from './step-output.js';
 import { stopReason } from './stop-reason.js';
+import { erroredState, makeStepFolder, type StepNote } from './step-folders.js';
 import { runStep, type StepOutcome } from './step-runner.js';
 import { ToolProblem, type ToolBinaries } from './tool-binaries.js';
 
@@ -36,6 +35,8 @@ export interface JobRunParts {
   tools: ToolBinaries;
   /** A credential for the job's workspace state alone, living as long as one step may run. */
   stateCredential(inputs: RunInputs): Promise<string>;
+  /** Stores a state a step's tool could not upload (errored.tfstate) for its job, and releases the job's lock; the serial it is current at. */
+  keepState(note: StepNote, text: string): Promise<number>;
   settings: RunSettings;
 }
 
@@ -79,6 +80,7 @@ export async function runJob(parts: JobRunParts, executor: string, job: Row, can
     throw error;
   }
   let planChanges: boolean | undefined;
+  let interrupted: string | undefined;
   const remaining = inputs.steps.filter(({ record }) => !['completed', 'notExecuted'].includes(String(record.status)));
   for (const [index, { flow, record }] of remaining.entries()) {
     const stepId = String(record.id);
@@ -127,7 +129,10 @@ export async function runJob(parts: JobRunParts, executor: string, job: Row, can
     // A client's cancel has marked the job's unfinished steps cancelled already; a stop of the executor has not.
     if (outcome.kind === 'cancelled') {
       await setStep({ status: 'cancelled' });
-      if (cancel.reason === stopReason) await skipRest();
+      if (cancel.reason === stopReason) {
+        interrupted = `step ${flow.step} (${flow.name})`;
+        await skipRest();
+      }
       break;
     }
     if ('commit' in outcome && outcome.commit !== undefined && inputs.ref !== outcome.commit) {
@@ -153,7 +158,11 @@ export async function runJob(parts: JobRunParts, executor: string, job: Row, can
     }
   }
   if (cancel.aborted && cancel.reason === stopReason) {
-    await fail('The executor running this job stopped (the service shut down) during the run; run it again.');
+    await fail(
+      interrupted === undefined
+        ? `The executor running this job (${executor}) stopped (the service shut down) between its steps; run it again.`
+        : `The executor running this job (${executor}) stopped (the service shut down) during ${interrupted}, which it interrupted as a cancel does: the step's log shows what the tool saved of the state. Run the job again.`,
+    );
     return;
   }
   // A client cancelled the job: it is cancelled already, and the executor only lets it go.
@@ -195,9 +204,15 @@ async function runLoggedStep(parts: JobRunParts, step: LoggedStep): Promise<Step
   }, flushMs);
   // Which process ran the step (host, pid): where to look for its traces when a run goes wrong.
   output.write(`Running on executor ${step.executor}\n`);
-  const directory = path.join(settings.directory, stepFolderName(step.jobId, step.flow.step, randomUUID()));
-  await mkdir(directory, { recursive: true, mode: 0o700 });
+  const note: StepNote = {
+    jobId: step.jobId,
+    organizationId: step.inputs.organizationId,
+    workspaceId: step.inputs.workspaceId,
+    workdir: path.join('source', step.inputs.folder),
+  };
+  const directory = await makeStepFolder(settings.directory, note, step.flow.step);
   let outcome: StepOutcome | undefined;
+  let keptFolder = false;
   try {
     outcome = await runStep({
       inputs: step.inputs,
@@ -214,10 +229,35 @@ async function runLoggedStep(parts: JobRunParts, step: LoggedStep): Promise<Step
     return outcome;
   } finally {
     clearInterval(timer);
+    keptFolder = !(await keepErroredState(parts, note, directory, output, step.inputs.tool.kind));
     output.end();
     await flush(true);
     if (outcome?.kind === 'completed' && outcome.planView !== undefined) await reads.writePlanView(step.stepId, outcome.planView);
-    await rm(directory, { recursive: true, force: true });
+    if (!keptFolder) await rm(directory, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Stores the state a step's tool wrote to its folder because it could not upload it (a stop cut its
+ * backend off, or the backend refused it): what its apply did is in no other place. False when it
+ * could not be stored: the folder then stays, and the executor's next start tries again.
+ */
+async function keepErroredState(parts: JobRunParts, note: StepNote, directory: string, output: StepOutput, tool: string): Promise<boolean> {
+  let text: string | undefined;
+  try {
+    text = await erroredState(directory, note.workdir);
+    if (text === undefined) return true;
+    const serial = await parts.keepState(note, text);
+    output.write(
+      `\n${tool} could not store the state through the state backend and wrote errored.tfstate; Stratum stored it as the workspace's state (serial ${serial}) and released the job's state lock.\n`,
+    );
+    return true;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    output.write(
+      `\nThe state ${tool} wrote to errored.tfstate could not be stored (${reason}); it stays on the executor in ${directory}, and the executor's next start stores it.\n`,
+    );
+    return text === undefined;
   }
 }
 

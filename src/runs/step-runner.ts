@@ -5,7 +5,7 @@ import type { FlowCommand, FlowStep } from './flow.js';
 import type { RunInputs } from './run-inputs.js';
 import { terraformVariablesFile } from './run-variables.js';
 import type { StepOutput } from './step-output.js';
-import { recordGroup } from './leftovers.js';
+import { recordGroup } from './step-folders.js';
 import { planView, type PlanChange } from './plan-view.js';
 import { runStepProcess, type StepEnd } from './step-process.js';
 

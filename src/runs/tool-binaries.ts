@@ -52,10 +52,25 @@ export class ToolBinaries {
     return download;
   }
 
+  /**
+   * Downloads a version into place; a failure says where the binary was looked for beside why the
+   * download failed, since either is the operator's fix (put it there, or let it be downloaded).
+   */
   private async download(kind: ToolKind, version: string, target: string): Promise<string> {
     const releases = this.settings.releases[kind];
     if (releases === undefined)
-      throw new ToolProblem(`${kind} ${version} is not in ${path.dirname(target)}, and downloads are off: install it there.`);
+      throw new ToolProblem(`${kind} ${version} is not in ${target}, and downloads are off: install it there (an executable file).`);
+    try {
+      return await this.fetchInto(kind, version, target, releases);
+    } catch (error) {
+      const reason = error instanceof ToolProblem ? error.message : `writing it failed: ${(error as Error).message}`;
+      throw new ToolProblem(
+        `${kind} ${version} is not in ${target} (an executable file there is used as it is), and downloading it failed: ${reason}`,
+      );
+    }
+  }
+
+  private async fetchInto(kind: ToolKind, version: string, target: string, releases: string): Promise<string> {
     const { archive, checksums, filename } = await this.buildOf(kind, version, releases);
     const [zip, sums] = await Promise.all([
       this.fetchBytes(archive, `the ${kind} ${version} archive`),

@@ -24,9 +24,10 @@ resource "terraform_data" "slow" {
 }
 `;
 
-/** A workspace whose apply makes `terraform_data.first`, then waits in `terraform_data.slow`. */
-async function slowWorkspace(bench: RunBench, name: string): Promise<string> {
-  const source = bench.git.repository(name, [{ files: { 'main.tf': slowApply }, tags: [] }]);
+/** A workspace whose apply makes `terraform_data.first`, then waits `seconds` in `terraform_data.slow`. */
+async function slowWorkspace(bench: RunBench, name: string, seconds = 60): Promise<string> {
+  const files = { 'main.tf': slowApply.replace('sleep 60', `sleep ${seconds}`) };
+  const source = bench.git.repository(name, [{ files, tags: [] }]);
   return createWorkspace(bench.server, bench.organization, { source, branch: 'main', folder: '/', terraformVersion, iacType: 'terraform' });
 }
 
@@ -82,6 +83,21 @@ for (const kind of storeKinds) {
     after(async () => {
       await restarted?.server.stop();
       await bench.stop();
+    });
+
+    it("stores the state a tool could not upload (errored.tfstate) as the job's, and frees the lock", async () => {
+      const workspace = await slowWorkspace(bench, 'refused', 4);
+      const id = await applyUnderway(bench, workspace);
+      // An operator force-unlocks the state under the running apply: its final upload is refused.
+      const state = `/tfstate/v1/organization/${bench.organization}/workspace/${workspace}`;
+      assert.equal((await bench.server.delete(`${state}/lock`)).status, 200);
+      const failed = await bench.statusOf(id, 'failed');
+      const log = await bench.logOf(failed.steps[1]?.attributes.output);
+      assert.match(log, /wrote errored\.tfstate; Stratum stored it as the workspace's state \(serial \d+\)/, log);
+      const { addresses, jobs } = await storedState(bench, workspace);
+      assert.deepEqual(addresses.sort(), ['terraform_data.first', 'terraform_data.slow']);
+      assert.ok(jobs.includes(id));
+      assert.equal(await bench.stateLocks(workspace), 0);
     });
 
     it('interrupts the run while its state backend answers: the state is stored, the lock released, then the listener closes', async () => {

@@ -2,6 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { inspectConfig, type Config } from '../config.js';
+import { toolVersionsInUse } from '../engine/index.js';
+import { runRecords } from '../resources/index.js';
+import { toolBinaries } from '../runs/build-executor.js';
+import { executorPrerequisites, versionPrerequisites } from '../runs/prerequisites.js';
 import { unknownSettings } from '../setting-names.js';
 import { MissingStoreError } from '../store/connection-failures.js';
 import { connectStore, type Store } from '../store/database.js';
@@ -13,8 +17,8 @@ import { storeLocation } from './console-store.js';
 import { CommandFailure } from './exit-codes.js';
 
 /**
- * `stratum check`: the configuration, the database, and the keys against what the store holds,
- * changing nothing, so it can run beside a server or before the first one starts. Exits 1 when
+ * `stratum check`: the configuration, the database, the keys against what the store holds, and
+ * what the executor needs to run jobs (its folders, git, the tool versions workspaces name), changing nothing, so it can run beside a server or before the first one starts. Exits 1 when
  * something must be fixed; warnings alone exit 0.
  */
 export async function check(): Promise<void> {
@@ -28,12 +32,25 @@ export async function check(): Promise<void> {
   try {
     const keys = await encryptionKeyFindings(config, store);
     findings.push(...keys.findings, ...(await signingKeyFindings(config, store, keys.cipher)));
+    if (problems.length === 0) findings.push(...(await executorFindings(config, store)));
   } finally {
     await store?.close();
   }
   process.stdout.write(renderFindings(findings));
   const failed = findings.filter((f) => f.status === 'fail').length;
   if (failed > 0) throw new CommandFailure(`check found ${failed} problem(s) to fix (listed above)`);
+}
+
+/**
+ * What this process's executor needs (the server's, unless STRATUM_EXECUTOR=off, or `stratum
+ * executor`'s with the same settings): its folders and git, then the tool versions workspaces name.
+ */
+async function executorFindings(config: Config, store: Store | undefined): Promise<Finding[]> {
+  if (!config.runs.inServer) return [{ status: 'ok', subject: 'runs', found: 'STRATUM_EXECUTOR=off: this server runs no jobs' }];
+  const findings: Finding[] = executorPrerequisites({ runsDir: config.runs.runsDir, toolsDir: config.runs.toolsDir, create: false });
+  if (store !== undefined)
+    findings.push(...(await versionPrerequisites(toolBinaries(config), await toolVersionsInUse(store.db, runRecords.workspace))));
+  return findings;
 }
 
 function summary(config: Config): string {

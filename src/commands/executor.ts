@@ -29,7 +29,7 @@ export async function executor(): Promise<void> {
     const cipher = await openSecretCipher(config, store);
     const signingKey = await signingKeyFor(config, { store, cipher });
     const { engine, signer, jobEvents } = buildCore({ config, store, signingKey, cipher, log });
-    const runner = await buildExecutor({ engine, config, signer, log, apiUrl: config.state.publicUrl });
+    const runner = buildExecutor({ engine, config, signer, log, apiUrl: config.state.publicUrl });
     await runner.start(jobEvents);
     log.info({ executor: runner.id, runs: config.runs.concurrent, api: config.state.publicUrl }, 'executor running jobs');
     await new Promise<void>((resolve) => {

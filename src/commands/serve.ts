@@ -86,7 +86,7 @@ export async function serve(): Promise<void> {
     // and a stop ends it while the listener still answers them.
     let executor: Executor;
     try {
-      executor = await buildExecutor({ engine: core.engine, config, signer: core.signer, log, apiUrl: listenerUrl(bound, '127.0.0.1') });
+      executor = buildExecutor({ engine: core.engine, config, signer: core.signer, log, apiUrl: listenerUrl(bound, '127.0.0.1') });
       await executor.start(core.jobEvents);
     } catch (error) {
       await app.close();

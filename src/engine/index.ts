@@ -20,5 +20,5 @@ export type { StateAccess, StatePlace } from './state-access.js';
 export { LockHeld, type StateLock } from './state-lock.js';
 export type { StoredState, WorkspaceState } from './state.js';
 export type { JobMove, JobQueue, RunRecords } from './job-queue.js';
-export type { RunReads, RunSource, StepLog } from './run-reads.js';
+export { toolVersionsInUse, type RunReads, type RunSource, type StepLog } from './run-reads.js';
 export type { Fired, NextFire, ScheduleFires } from './schedule-fires.js';

@@ -1,4 +1,4 @@
-import type { ResourceDeclaration, Row, SecretReader } from '../model/index.js';
+import { columnOf, type ResourceDeclaration, type Row, type SecretReader } from '../model/index.js';
 import { secretPlace } from '../secrets/cipher.js';
 import type { RunRecords } from './job-queue.js';
 import type { Scope } from './scope.js';
@@ -77,6 +77,11 @@ export class RunReads {
     return rows.map((row) => openRow(this.scope.engine.cipher, resource, row));
   }
 
+  /** The tool versions the workspaces with a source run: what an executor checks it has at its start. */
+  versionsInUse(): ReturnType<typeof toolVersionsInUse> {
+    return toolVersionsInUse(this.scope.db, this.records.workspace);
+  }
+
   /** Stores what a step has printed so far (redacted already), for its readers on any replica. */
   async writeLog(stepId: string, log: StepLog): Promise<void> {
     const values = { text: log.text, trimmed: log.trimmed, finished: log.finished ? 1 : 0, updated_date: new Date().toISOString() };
@@ -136,4 +141,29 @@ export async function readStepLog(db: Scope['db'], stepId: string): Promise<Step
   const row = await db.selectFrom(logTable).selectAll().where('step_id', '=', stepId).executeTakeFirst();
   if (row === undefined) return undefined;
   return { text: String(row.text), trimmed: Number(row.trimmed), finished: Number(row.finished) === 1 };
+}
+
+/** The Terraform and OpenTofu versions the workspaces with a source run, and how many run each: what an executor must have. */
+export async function toolVersionsInUse(
+  db: Scope['db'],
+  workspace: ResourceDeclaration,
+): Promise<{ kind: 'terraform' | 'tofu'; version: string; workspaces: number }[]> {
+  let query = db
+    .selectFrom(workspace.table)
+    .select([columnOf('iacType'), columnOf('terraformVersion')])
+    .select((eb) => eb.fn.countAll<string | number>().as('workspaces'))
+    .where(columnOf('source'), 'is not', null)
+    .where(columnOf('terraformVersion'), 'is not', null)
+    .where(columnOf('terraformVersion'), '!=', '')
+    .groupBy([columnOf('iacType'), columnOf('terraformVersion')])
+    .orderBy(columnOf('iacType'))
+    .orderBy(columnOf('terraformVersion'))
+    .limit(100);
+  if (workspace.softDelete !== undefined) query = query.where(columnOf(workspace.softDelete), '=', 0);
+  const rows = await query.execute();
+  return rows.map((row) => ({
+    kind: row[columnOf('iacType')] === 'tofu' ? 'tofu' : 'terraform',
+    version: String(row[columnOf('terraformVersion')]),
+    workspaces: Number(row.workspaces),
+  }));
 }

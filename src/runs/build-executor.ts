@@ -1,10 +1,10 @@
-import { mkdir } from 'node:fs/promises';
 import { mintStateCredential, type TokenSigner } from '../auth/tokens.js';
 import type { Config } from '../config.js';
 import type { Engine } from '../engine/index.js';
 import { runRecords, stateRecords } from '../resources/index.js';
 import type { Logger } from '../log.js';
 import { Executor } from './executor.js';
+import { executorPrerequisites, UnfitExecutor, versionPrerequisites, type Prerequisite } from './prerequisites.js';
 import { nextFireTime } from './quartz-schedule.js';
 import { ToolBinaries } from './tool-binaries.js';
 
@@ -20,19 +20,40 @@ export interface ExecutorPlace {
 
 const platformArch: Readonly<Record<string, string>> = { x64: 'amd64', arm64: 'arm64', ia32: '386', arm: 'arm' };
 
-/** An executor of this process's settings: in the server, or on its own (`stratum executor`). */
-export async function buildExecutor({ engine, config, signer, log, apiUrl }: ExecutorPlace): Promise<Executor> {
-  const { runs } = config;
-  const publicUrl = config.state.publicUrl ?? apiUrl;
-  await mkdir(runs.runsDir, { recursive: true, mode: 0o700 });
-  const { queue, reads, schedules } = engine.runs(runRecords, nextFireTime);
-  const tools = new ToolBinaries({
-    directory: runs.toolsDir,
+/** The Terraform and OpenTofu binaries of this process's settings: in the tools folder, or downloaded there. */
+export function toolBinaries(config: Config): ToolBinaries {
+  return new ToolBinaries({
+    directory: config.runs.toolsDir,
     releases: { terraform: config.releases.terraformUrl, tofu: config.releases.tofuUrl },
     timeoutMs: 120_000,
     maxBytes: 512 * 1024 * 1024,
     platform: { os: process.platform, arch: platformArch[process.arch] ?? process.arch },
   });
+}
+
+/**
+ * An executor of this process's settings: in the server, or on its own (`stratum executor`). Its
+ * prerequisites are checked first: one that fails (a runs folder it cannot write, no `git`) fails
+ * the start with the fix; one that only some jobs need is logged as a warning.
+ */
+export function buildExecutor({ engine, config, signer, log, apiUrl }: ExecutorPlace): Executor {
+  const { runs } = config;
+  const publicUrl = config.state.publicUrl ?? apiUrl;
+  const { queue, reads, schedules } = engine.runs(runRecords, nextFireTime);
+  const tools = toolBinaries(config);
+  const prerequisites = executorPrerequisites({ runsDir: runs.runsDir, toolsDir: runs.toolsDir, create: true });
+  const failed = prerequisites.filter((p) => p.status === 'fail');
+  if (failed.length > 0) throw new UnfitExecutor(failed);
+  const warn = (found: Prerequisite[]) => {
+    for (const warning of found.filter((p) => p.status === 'warn'))
+      log.warn({ prerequisite: warning.subject, fix: warning.fix }, `executor: ${warning.subject}: ${warning.found}`);
+  };
+  warn(prerequisites);
+  // Release lists may be slow to reach: the start does not wait for them.
+  void reads
+    .versionsInUse()
+    .then((versions) => versionPrerequisites(tools, versions))
+    .then(warn, (error: unknown) => log.warn({ err: error }, 'executor: the tool versions in use could not be checked'));
   return new Executor(
     {
       queue,

@@ -25,6 +25,10 @@ export interface ToolBinarySettings {
 /** Why a job cannot have the tool it asks for: said in the job's failure, as is. */
 export class ToolProblem extends Error {}
 
+/** Whether a version can run: in the folder, to be downloaded at its first use, or neither (and why). */
+export type ToolAvailability =
+  { kind: 'present'; path: string } | { kind: 'downloadable'; from: string } | { kind: 'missing'; path: string; reason: string };
+
 /** Versions as releases name them: `1.5.7`, `1.6.0-beta1`; nothing that could walk out of the directory. */
 const versionPattern = /^\d{1,4}\.\d{1,4}\.\d{1,4}(?:-[0-9A-Za-z.]{1,32})?$/;
 
@@ -50,6 +54,33 @@ export class ToolBinaries {
       this.downloads.set(key, download);
     }
     return download;
+  }
+
+  /**
+   * Whether a version can run, without downloading it: present in the folder, or listed with a
+   * build for this platform by the release list (read once per call of `lists`).
+   */
+  async availability(kind: ToolKind, version: string, lists = new Map<string, Promise<unknown>>()): Promise<ToolAvailability> {
+    if (!versionPattern.test(version))
+      return { kind: 'missing', path: this.settings.directory, reason: `"${version}" is not a ${kind} version.` };
+    const target = path.join(this.settings.directory, kind, version, kind);
+    if (await isExecutable(target)) return { kind: 'present', path: target };
+    const releases = this.settings.releases[kind];
+    if (releases === undefined)
+      return { kind: 'missing', path: target, reason: `${kind} ${version} is not in ${target}, and downloads are off.` };
+    try {
+      let list = lists.get(releases);
+      if (list === undefined) {
+        // A check waits less than a download would: it runs before anyone needs the answer.
+        list = this.releaseList(kind, releases, 15_000);
+        lists.set(releases, list);
+      }
+      this.buildIn(await list, kind, version, releases);
+      return { kind: 'downloadable', from: new URL(releases).origin };
+    } catch (error) {
+      const reason = error instanceof ToolProblem ? error.message : String(error);
+      return { kind: 'missing', path: target, reason: `${kind} ${version} is not in ${target}, and it cannot be downloaded: ${reason}` };
+    }
   }
 
   /**
@@ -95,8 +126,20 @@ export class ToolBinaries {
 
   /** Where this platform's build of a version and its checksums are, from the tool's release list. */
   private async buildOf(kind: ToolKind, version: string, releases: string): Promise<{ archive: URL; checksums: URL; filename: string }> {
+    return this.buildIn(await this.releaseList(kind, releases), kind, version, releases);
+  }
+
+  private async releaseList(kind: ToolKind, releases: string, timeoutMs = this.settings.timeoutMs): Promise<unknown> {
+    const text = (await this.fetchBytes(new URL(releases), `the ${kind} release list`, timeoutMs)).toString('utf8');
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new ToolProblem(`The ${kind} release list at ${new URL(releases).origin} is not JSON.`);
+    }
+  }
+
+  private buildIn(list: unknown, kind: ToolKind, version: string, releases: string): { archive: URL; checksums: URL; filename: string } {
     const { os, arch } = this.settings.platform;
-    const list: unknown = JSON.parse((await this.fetchBytes(new URL(releases), `the ${kind} release list`)).toString('utf8'));
     const filename = `${kind}_${version}_${os}_${arch}.zip`;
     if (kind === 'terraform') {
       // HashiCorp's index: versions[v].builds[{os, arch, filename, url}], and the name of the checksum file beside them.
@@ -124,11 +167,11 @@ export class ToolBinaries {
   }
 
   /** A download, bounded in time and size; the checksum, not the address, is what is trusted. */
-  private async fetchBytes(url: URL, what: string): Promise<Buffer> {
+  private async fetchBytes(url: URL, what: string, timeoutMs = this.settings.timeoutMs): Promise<Buffer> {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ToolProblem(`${what} is not at an http(s) address.`);
     let response: Response;
     try {
-      response = await fetch(url, { signal: AbortSignal.timeout(this.settings.timeoutMs) });
+      response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
     } catch (error) {
       throw new ToolProblem(`Fetching ${what} from ${url.origin} failed: ${error instanceof Error ? error.message : String(error)}.`);
     }

@@ -1,14 +1,18 @@
 /**
- * What a checkout installs: every package the lockfile installs accepts the running Node, so
- * `npm ci` warns of no engine.
+ * What a checkout holds and installs: the files an operator makes in it by following the docs
+ * (secrets, backups) are ignored by git, and every package the lockfile installs accepts the
+ * running Node, so `npm ci` warns of no engine.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const git = (...args: string[]) => spawnSync('git', args, { cwd: root, encoding: 'utf8' });
+const inGit = git('rev-parse', '--is-inside-work-tree').stdout.trim() === 'true';
 
 type Version = [number, number, number];
 
@@ -69,6 +73,28 @@ function satisfies(version: Version, range: string): boolean {
 }
 
 describe('repository files', () => {
+  it(
+    'ignores the files the docs have an operator make in a checkout: the compose .env, secrets and backups',
+    { skip: !inGit && 'not a git checkout' },
+    () => {
+      const made = [
+        'deploy/compose/.env',
+        'deploy/kubernetes/overlays/postgres/secrets.env',
+        'backups/stratum-2025-01-15.db',
+        'stratum-2025-01-15.dump',
+        'stratum-2025-01-15.db',
+        'data/encryption.key',
+      ];
+      const ignored = git('check-ignore', '--no-index', ...made)
+        .stdout.split('\n')
+        .filter(Boolean);
+      assert.deepEqual(ignored, made);
+      // What the operator copies them from stays tracked.
+      for (const example of ['deploy/compose/.env.example', 'deploy/kubernetes/overlays/postgres/secrets.env.example'])
+        assert.equal(git('check-ignore', '--no-index', '-q', example).status, 1, `${example} is ignored`);
+    },
+  );
+
   it('installs no package whose engines exclude the running Node, as npm ci would warn (EBADENGINE)', () => {
     const node = parts(process.versions.node) as Version;
     const lock = JSON.parse(fs.readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as {

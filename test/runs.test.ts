@@ -119,7 +119,7 @@ for (const kind of storeKinds) {
       await statusOf(next, 'completed');
     });
 
-    it('serves a step log only to callers who see the job, and streams it while the step runs', async () => {
+    it('serves a step log only to callers who see the job, and streams it while the step runs, to an end event with its status', async () => {
       const workspace = await workspaceRunning('stream', 'for i in 1 2 3 4 5 6 7 8 9 10; do echo line-$i; sleep 0.3; done');
       const planAndApply = await templateNamed('Plan and apply');
       const id = await startJob(workspace, planAndApply);
@@ -132,7 +132,20 @@ for (const kind of storeKinds) {
       const events = await stream.text();
       assert.match(events, /data: .*line-10/);
       assert.match(events, /^id: \d+$/m);
+      // The last event says the step ended, and how; every other event is a line of the log (or a keep-alive).
+      const [last, ...lines] = events.trimEnd().split('\n\n').reverse();
+      assert.equal(last, 'event: end\ndata: {"status":"completed"}');
+      assert.ok(
+        lines.every((event) => /^(id: \d+\ndata: |: keep-alive$)/.test(event)),
+        events,
+      );
       await statusOf(id, 'completed');
+      // A client that reconnects from the last line (as an EventSource does when a stream closes) gets only the end.
+      const lastId = String(/^id: (\d+)$/m.exec(lines.find((event) => event.startsWith('id: ')) ?? '')?.[1]);
+      const resumed = await fetch(`${server().url}${url.pathname}/stream`, {
+        headers: { authorization: `Bearer ${server().adminToken}`, 'last-event-id': lastId },
+      });
+      assert.equal(await resumed.text(), 'event: end\ndata: {"status":"completed"}\n\n');
 
       const stranger = await server().token();
       assert.equal((await server().get(url.pathname, { token: stranger })).status, 404);
@@ -170,6 +183,12 @@ for (const kind of storeKinds) {
         { timeoutMs: 30_000, intervalMs: 200 },
       );
       assert.equal((await jobOf(id)).job.attributes.status, 'cancelled');
+      const output = new URL(String((await jobOf(id)).steps[1]?.attributes.output)).pathname;
+      const stream = await fetch(`${server().url}${output}/stream`, { headers: { authorization: `Bearer ${server().adminToken}` } });
+      // Cancelled before its executor first stored the log, maybe: the stream waits for the log, then ends.
+      const cancelledEvents = await stream.text();
+      assert.match(cancelledEvents, /^id: \d+\ndata: Running on executor /);
+      assert.match(cancelledEvents, /\n\nevent: end\ndata: \{"status":"cancelled"\}\n\n$/);
       await eventually('the state lock is released', async () => assert.equal(await bench.stateLocks(workspace), 0));
       const plan = await templateNamed('Plan');
       const next = await startJob(workspace, plan);

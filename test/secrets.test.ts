@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { before, it } from 'node:test';
 import { parseEncryptionKey, SecretCipher, secretPlace } from '../src/secrets/cipher.ts';
@@ -238,6 +239,36 @@ describeEachStore('secrets at rest and in logs', { env: { STRATUM_LOG_LEVEL: 'tr
     it('generates the embedded key into encryption.key, readable by its owner only', () => {
       const stat = fs.statSync(path.join(context.server.env.STRATUM_DATA_DIR ?? '', 'encryption.key'));
       assert.equal(stat.mode & 0o777, 0o600);
+    });
+
+    it('refuses to start a backup restored without its key, and makes no new key beside its sealed secrets', () => {
+      const restored = fs.mkdtempSync(path.join(os.tmpdir(), 'stratum-restored-'));
+      const backup = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'stratum-backups-')), 'stratum.db');
+      const made = cli(context.server, ['backup', backup]);
+      assert.equal(made.status, 0, made.stderr);
+      fs.copyFileSync(backup, path.join(restored, 'stratum.db'));
+      const result = startRefused(context.server, { PORT: '0', STRATUM_DATA_DIR: restored, STRATUM_ENCRYPTION_KEY: '' });
+      assert.equal(result.status, 1, result.stderr);
+      const keyId = new SecretCipher(currentKey(context.server)).keyId;
+      assert.match(
+        result.stderr,
+        new RegExp(
+          `holds secrets sealed with encryption key id ${keyId}, but there is no ${path.join(restored, 'encryption.key')} and STRATUM_ENCRYPTION_KEY is unset`,
+        ),
+      );
+      assert.match(result.stderr, /put back the encryption\.key kept with that database, or set STRATUM_ENCRYPTION_KEY to it/);
+      assert.deepEqual(
+        fs.readdirSync(restored).filter((name) => name.endsWith('.key')),
+        [],
+      );
+      // Put back, the key opens them.
+      fs.copyFileSync(path.join(context.server.env.STRATUM_DATA_DIR ?? '', 'encryption.key'), path.join(restored, 'encryption.key'));
+      const checked = cli(context.server, ['check'], { STRATUM_DATA_DIR: restored, STRATUM_ENCRYPTION_KEY: '' });
+      assert.match(
+        checked.stdout,
+        new RegExp(`ok +encryption key +.*key id ${keyId}\\) opens the secrets the store holds`),
+        checked.stdout,
+      );
     });
 
     it('refuses to rotate the key while a server holds the data folder', () => {

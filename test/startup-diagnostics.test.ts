@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -11,6 +12,20 @@ import { createDatabase, storeKinds, TestServer } from './harness.ts';
 const user = os.userInfo().username;
 const key = randomBytes(32).toString('base64');
 const serve = (env: Record<string, string>) => stratum(['serve'], { PORT: '0', HOST: '127.0.0.1', ...env });
+
+/** A port on 127.0.0.1 another process holds, for as long as `use` runs. */
+async function withTakenPort<T>(use: (port: string) => T | Promise<T>): Promise<T> {
+  const holder = net.createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  try {
+    return await use(String((holder.address() as net.AddressInfo).port));
+  } finally {
+    await new Promise((resolve) => holder.close(resolve));
+  }
+}
+
+/** A data folder's path whose parent exists and which does not, yet. */
+const unmadeDataDir = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'stratum-port-')), 'data');
 
 describe('start-up diagnostics', { skip: !storeKinds.includes('postgres') && 'PostgreSQL is not among the test stores' }, () => {
   it('reports every configuration problem, the missing encryption key included, before touching the database', async () => {
@@ -58,6 +73,31 @@ describe('start-up diagnostics', { skip: !storeKinds.includes('postgres') && 'Po
     assert.doesNotMatch(result.stderr, /:pw@/);
   });
 
+  it('a port in use: says so before the migrations run or a signing key is made', async () => {
+    const database = await createDatabase();
+    try {
+      const dataDir = unmadeDataDir();
+      const result = await withTakenPort((port) =>
+        serve({ DATABASE_URL: database.url, STRATUM_ENCRYPTION_KEY: key, PORT: port, STRATUM_DATA_DIR: dataDir }),
+      );
+      assert.equal(result.status, 1);
+      assert.match(result.stderr, /port \d+ on 127\.0\.0\.1 is in use by another process: stop it, or set PORT to a free port/);
+      assert.equal(fs.existsSync(dataDir), false);
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ n: number }>(
+          "select count(*)::int as n from information_schema.tables where table_schema = 'public'",
+        );
+        assert.equal(rows[0]?.n, 0, 'the store was opened before the port was found taken');
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await database.drop();
+    }
+  });
+
   it('stratum check reports the same, as a problem to fix, and exits 1', () => {
     const result = stratum(['check'], { DATABASE_URL: 'postgres://stratum:s3cret-pw@127.0.0.1:1/stratum', STRATUM_ENCRYPTION_KEY: key });
     assert.equal(result.status, 1);
@@ -90,6 +130,25 @@ describe('start-up on the embedded store', () => {
       result.stderr,
       /cannot create the data folder \/proc\/stratum-data\/inner \(STRATUM_DATA_DIR\): making \/proc\/stratum-data failed \(ENOENT\)\. Set STRATUM_DATA_DIR/,
     );
+  });
+
+  it('a port in use, of the API or of the metrics: says so before it makes the data folder, the database or a key', async () => {
+    for (const setting of ['PORT', 'STRATUM_METRICS_PORT']) {
+      const dataDir = unmadeDataDir();
+      const result = await withTakenPort((port) =>
+        serve({ [setting]: port, STRATUM_METRICS_HOST: '127.0.0.1', STRATUM_DATA_DIR: dataDir }),
+      );
+      assert.equal(result.status, 1, result.stderr);
+      assert.match(
+        result.stderr,
+        new RegExp(`port \\d+ on 127\\.0\\.0\\.1 is in use by another process: stop it, or set ${setting} to a free port`),
+      );
+      assert.equal(
+        fs.existsSync(dataDir),
+        false,
+        `${setting} taken, and ${dataDir} was made: ${fs.existsSync(dataDir) ? fs.readdirSync(dataDir).join(', ') : ''}`,
+      );
+    }
   });
 
   it('a misspelled setting is warned about at start and by stratum check, naming the setting it resembles', async () => {

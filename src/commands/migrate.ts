@@ -48,8 +48,9 @@ export async function migrate(options: { check?: boolean; init?: boolean }): Pro
     // A new embedded store is made whole, with the keys a server would generate at its first start,
     // so that `stratum check` finds nothing missing and `stratum token` can sign at once.
     if (options.init === true && config.databaseUrl === undefined) {
-      embeddedSigningKey(config);
+      // The encryption key first: a restored database without its key is refused before any key is made.
       await openSecretCipher(config, store);
+      embeddedSigningKey(config);
     }
     process.stdout.write(
       applied.length === 0

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { buildApp } from '../app.js';
 import { loadConfig, type Config } from '../config.js';
 import { buildCore } from '../core.js';
@@ -21,14 +21,15 @@ import { CommandFailure } from './exit-codes.js';
 import { stopOnSignals, stopWhenNpmExits, type StopOrder } from './shutdown.js';
 
 /**
- * `stratum serve`: configuration (every problem reported before the database is touched), the
- * store and its migrations, the keys, then HTTP and the executor that runs jobs, and a stop on
- * SIGTERM or SIGINT that ends the runs in progress before it closes the listener.
+ * `stratum serve`: configuration (every problem reported before the database is touched), a port
+ * that cannot be had, the store and its migrations, the keys, then HTTP and the executor that runs
+ * jobs, and a stop on SIGTERM or SIGINT that ends the runs in progress before it closes the listener.
  */
 export async function serve(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
   for (const warning of unknownSettings()) log.warn(warning);
+  await probeListeners(config);
   const store = await openStore(config, {
     warn: (message) => log.warn(message),
     migrated: (applied) =>
@@ -137,6 +138,37 @@ interface ListenerSettings {
   port: number;
   hostName: 'HOST' | 'STRATUM_METRICS_HOST';
   portName: 'PORT' | 'STRATUM_METRICS_PORT';
+}
+
+/**
+ * Binds each listener's address for a moment and lets it go, so that a port in use fails the start
+ * before it makes a data folder, a database or a key. Another process may still take the port
+ * before the real listen: that fails with the same message, after the store was opened.
+ */
+async function probeListeners(config: Config): Promise<void> {
+  const listeners: ListenerSettings[] = [{ host: config.host, port: config.port, hostName: 'HOST', portName: 'PORT' }];
+  if (config.metrics !== undefined)
+    listeners.push({
+      host: config.metrics.host,
+      port: config.metrics.port,
+      hostName: 'STRATUM_METRICS_HOST',
+      portName: 'STRATUM_METRICS_PORT',
+    });
+  for (const listener of listeners) {
+    // Port 0 takes whatever is free: there is nothing to find taken.
+    if (listener.port === 0) continue;
+    const probe = net.createServer();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        probe.once('error', reject);
+        probe.listen({ host: listener.host, port: listener.port }, resolve);
+      });
+    } catch (error) {
+      throw listenFailure(error, listener);
+    } finally {
+      await new Promise((resolve) => probe.close(resolve));
+    }
+  }
 }
 
 /** Why a listener could not open, naming the setting to change. */

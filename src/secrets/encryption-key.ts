@@ -49,10 +49,21 @@ export function findEncryptionKey(config: Config): EncryptionKey | undefined {
 /**
  * The cipher of the running service, checked against the store: a check value sealed under the key
  * is kept beside the secrets, and a key that does not open it is refused at start, before it could
- * seal new secrets that no one can read together with the old ones.
+ * seal new secrets that no one can read together with the old ones. A store that holds sealed
+ * values and no key (a backup restored without it) is refused before a new key is generated, so
+ * that no key file that opens nothing lies beside them when the right one is put back.
  */
 export async function openSecretCipher(config: Config, store: Store): Promise<SecretCipher> {
-  const { key, file } = loadEncryptionKey(config);
+  const found = findEncryptionKey(config);
+  if (found === undefined && config.databaseUrl === undefined) {
+    const sealed = await findCheck(store);
+    if (sealed !== undefined) {
+      throw new Error(
+        `the database in ${config.dataDir} holds secrets sealed with encryption key id ${sealedKeyId(sealed)}, but there is no ${path.join(config.dataDir, keyFileName)} and STRATUM_ENCRYPTION_KEY is unset (a backup restored without its key?): put back the encryption.key kept with that database, or set STRATUM_ENCRYPTION_KEY to it. No new key was made: it would not open them`,
+      );
+    }
+  }
+  const { key, file } = found ?? loadEncryptionKey(config);
   const cipher = new SecretCipher(key);
   await store.db
     .insertInto('service_key')

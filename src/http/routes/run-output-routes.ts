@@ -106,7 +106,9 @@ export function runOutputRoutes(api: FastifyInstance, { engine, records, pollMs 
 /**
  * Sends a step's log line by line as it grows, each event's id the offset after its line, until
  * the step has ended and every line is sent, or the client leaves. A client resuming from an offset
- * that was trimmed meanwhile is told so.
+ * that was trimmed meanwhile is told so. The last event, `end`, gives the step's status: a client
+ * stops there rather than reconnect (an EventSource reconnects to a stream that just closes). It has
+ * no id, so a client that reconnects all the same resumes after the last line and gets it again.
  */
 async function streamLog(
   request: FastifyRequest,
@@ -127,8 +129,8 @@ async function streamLog(
   };
   while (!client.gone) {
     const { step, log } = await read();
-    // A step that ended without printing anything (cancelled before it started) has nothing to stream.
-    if (log === undefined && !['pending', 'running'].includes(String(step.status))) return;
+    // The step's status ends the stream, not its log's finished mark, which the executor sets first.
+    const ended = !['pending', 'running'].includes(String(step.status));
     if (log !== undefined) {
       if (offset < log.trimmed) {
         send(`id: ${log.trimmed}\ndata: [${log.trimmed - offset} earlier characters of this output were trimmed]\n\n`);
@@ -153,7 +155,14 @@ async function streamLog(
             raw.once('close', resolve);
           });
       }
-      if (log.finished && offset >= log.trimmed + log.text.length) return;
+    }
+    // A step that never ran (cancelled before it started, an approval) has only its end to send; one
+    // that ran has a log coming, even when cancelled before its executor first stored it.
+    const sent =
+      log === undefined ? typeof step.output !== 'string' || step.output === '' : log.finished && offset >= log.trimmed + log.text.length;
+    if (ended && sent) {
+      send(`event: end\ndata: ${JSON.stringify({ status: String(step.status) })}\n\n`);
+      return;
     }
     if (Date.now() - quietSince >= keepAliveMs) send(': keep-alive\n\n');
     await new Promise((resolve) => setTimeout(resolve, pollMs));

@@ -25,7 +25,10 @@ const initOption = () =>
 /** The `stratum` command line: parses `argv` (without node and the script) and runs one command. */
 export async function runCli(argv: readonly string[]): Promise<number> {
   const program = new Command('stratum')
-    .description('Stratum serves Terraform/OpenTofu automation configuration over JSON:API.')
+    .description(
+      'Stratum runs Terraform/OpenTofu automation, Terrakube-compatible: its configuration over JSON:API and GraphQL, ' +
+        'plan/apply jobs with their logs and state, and a private module registry.',
+    )
     .version(`${packageVersion()} (schema ${schemaVersion})`, '-V, --version', 'print the version and the database schema it migrates to')
     .helpOption('-h, --help', 'print this help')
     .helpCommand('help [command]', 'print the help of a command')

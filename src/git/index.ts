@@ -7,6 +7,7 @@ export { GitFailure } from './git-command.js';
 export {
   defaultGitLimits,
   gitSourceProblem,
+  gitSourceRefusal,
   listTags,
   readTags,
   type GitCredential,

@@ -68,6 +68,15 @@ export function gitSourceProblem(url: string): string | undefined {
   return undefined;
 }
 
+/**
+ * What a save and a run both answer for a source git must not read, in the same words: a workspace
+ * is refused when saved as its run would be refused.
+ */
+export function gitSourceRefusal(url: string): string | undefined {
+  const problem = gitSourceProblem(url);
+  return problem === undefined ? undefined : `The source ${problem}.`;
+}
+
 /** The tags of a remote, by `git ls-remote`: no clone, and bounded like every call. */
 export async function listTags(remote: GitRemote, limits: GitLimits = defaultGitLimits): Promise<GitTag[]> {
   const output = await withCredential(remote, (env, secrets) =>
@@ -153,8 +162,8 @@ export async function withCredential<T>(
   remote: GitRemote,
   call: (env: Record<string, string>, secrets: string[]) => Promise<T>,
 ): Promise<T> {
-  const problem = gitSourceProblem(remote.url);
-  if (problem !== undefined) throw new GitFailure(`the source ${problem}`, false);
+  const refusal = gitSourceRefusal(remote.url);
+  if (refusal !== undefined) throw new GitFailure(refusal, false);
   const credential = remote.credential;
   if (credential === undefined) return call({}, []);
   if (credential.kind === 'token') {

@@ -60,7 +60,7 @@ const table = 'notification_delivery';
 
 /**
  * Delivers messages to notification destinations and records each delivery with its answer: the
- * one door through which a test, a retry, and later a job's status reach the outside. The newest
+ * one door through which a job's status, a test and a retry reach the outside. The newest
  * `kept` deliveries of each configuration are kept. What is stored never holds the destination or
  * the secret: only the message, the answer's status and start, and why it failed.
  */

@@ -23,7 +23,7 @@ const templateNarrowing = manyToMany('template', {
  * Without a workspace it is an organization-wide default, applying to every workspace beside what
  * each configures for itself; with one, it applies to that workspace alone and goes with it. The
  * signing secret is write-only. It may be narrowed to some templates (jobs of other templates do not
- * fire it; none listed means every template). Stratum has no jobs yet: only a test or a retry delivers.
+ * fire it; none listed means every template). A job's status, a test and a retry deliver.
  */
 export const notificationConfiguration = defineResource({
   type: 'notification_configuration',

@@ -1,3 +1,5 @@
+import { ApiError } from '../errors.js';
+import { gitSourceRefusal } from '../git/index.js';
 import { defineResource, flag, oneOf, readOnly, text, timestamp, toMany, toOne, type PendingWrite } from '../model/index.js';
 
 export const workspace = defineResource({
@@ -9,7 +11,7 @@ export const workspace = defineResource({
   attributes: {
     name: text({ required: true, max: 128 }),
     description: text({ max: 512 }),
-    // The repository; CLI-driven workspaces send "empty".
+    // The repository runs check out (see checkSource); CLI-driven workspaces send "empty".
     source: text({ max: 2048 }),
     branch: text({ max: 512, default: 'main' }),
     folder: text({ max: 1024, default: '/' }),
@@ -59,8 +61,25 @@ export const workspace = defineResource({
   },
   softDelete: 'deleted',
   unique: ['name'],
-  beforeWrite: inheritExecutionMode,
+  beforeWrite: async (write) => {
+    checkSource(write);
+    await inheritExecutionMode(write);
+  },
 });
+
+/**
+ * A source is refused when saved with the words its run would fail with, rather than accepted and
+ * failed at the first run: only what git may read from the network (never the server's disk). None,
+ * `""` and `"empty"` (CLI-driven) run nothing. A value an update sends back as stored is not checked
+ * again, so a workspace saved before this rule keeps its settings page; its runs still refuse it.
+ */
+function checkSource(write: PendingWrite): void {
+  const source = write.values.source;
+  if (typeof source !== 'string' || (write.current !== undefined && write.current.source === source)) return;
+  const url = source.trim();
+  const refusal = url === '' || url === 'empty' ? undefined : gitSourceRefusal(url);
+  if (refusal !== undefined) throw new ApiError(422, { code: 'invalid_value', detail: refusal, at: { attribute: 'source' } });
+}
 
 /** A workspace created or set without an execution mode runs the way its organization does. */
 async function inheritExecutionMode(write: PendingWrite): Promise<void> {

@@ -28,7 +28,7 @@ const deliverySchema: JsonSchema = {
   properties: {
     id: { type: 'string' },
     configurationId: { type: 'string' },
-    jobId: { type: 'integer', description: '0 for a test: Stratum has no jobs yet' },
+    jobId: { type: 'integer', description: 'the job whose status was sent; 0 for a test' },
     configurationName: { type: 'string' },
     channelType: { type: 'string' },
     event: { type: 'string', enum: ['test', 'job'] },

@@ -105,7 +105,8 @@ const imageDataDir = /STRATUM_DATA_DIR=(\S+)/.exec(containerfile)?.[1] ?? assert
  * What runs were measured to need on disk (docs/operations.md, "Sizing"): Terraform 1.11.4 is an
  * 86.4 MiB binary, one per version in the tools folder; a run of a configuration with
  * hashicorp/aws 5.100.0 and no plugin cache unpacks 674 MiB of provider into its folder, after
- * Terraform downloaded the provider's 141 MiB archive to the temporary folder.
+ * Terraform downloaded the provider's archive (about 141 MiB: its binary zipped here as releases
+ * are) to the temporary folder.
  */
 const toolVersionMiB = 87;
 const toolVersionsKept = 4;

@@ -6,12 +6,15 @@ import vm from 'node:vm';
 import { describe, it } from 'node:test';
 import { Ajv } from 'ajv';
 import { parse } from 'yaml';
+import { inspectConfig } from '../src/config.ts';
+import { imageEnvironment, mountHolding, stopSeconds } from './deploy-run-needs.ts';
 
 /**
  * deploy/compose/: the compose file is valid by the Compose Specification's own JSON schema (a copy
  * in test/vendor/compose-spec, so this runs offline), before and after its variables are filled in
  * from .env.example, and the settings that must agree across its files do: the issuer, the client,
- * the UI's origin and the API's address, as Stratum, Dex and the UI each see them.
+ * the UI's origin and the API's address, as Stratum, Dex and the UI each see them; and Stratum's
+ * runs have writable space and the time a stop during a run takes.
  */
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -62,10 +65,11 @@ interface Service {
   depends_on?: Record<string, { condition: string }> | string[];
   stop_grace_period?: string;
   read_only?: boolean;
+  tmpfs?: string[];
   networks?: Record<string, { aliases?: string[] }>;
 }
 const raw = read('compose.yaml');
-const compose = parse(raw) as { services: Record<string, Service> };
+const compose = parse(raw) as { services: Record<string, Service>; volumes?: Record<string, unknown> };
 const services = compose.services;
 const stratum = services.stratum ?? assert.fail('no stratum service');
 const example = dotenv(read('.env.example'));
@@ -80,6 +84,23 @@ const dex = parse(read('dex.yaml')) as {
   staticClients: { id: string; public: boolean; redirectURIs: string[] }[];
   staticPasswords: { groups?: string[] }[];
 };
+
+/** Seconds in a Compose duration (1m30s, 90s, 1h). */
+function durationSeconds(duration: string): number {
+  const parts = [...duration.matchAll(/(\d+(?:\.\d+)?)(h|m|s|ms|us)/g)];
+  assert.equal(parts.map((p) => p[0]).join(''), duration, `a duration: ${duration}`);
+  const unit = { h: 3600, m: 60, s: 1, ms: 0.001, us: 0.000001 } as const;
+  return parts.reduce((sum, p) => sum + Number(p[1]) * unit[p[2] as keyof typeof unit], 0);
+}
+
+/** Stratum's environment as the service sees it, the variables of .env.example filled in: the image's, then the service's. */
+function stratumEnvironment(): Record<string, string> {
+  const filled = { ...example, POSTGRES_PASSWORD: 'example', STRATUM_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
+  const service = (parse(interpolate(raw, filled)) as { services: Record<string, Service> }).services.stratum;
+  const environment = imageEnvironment(fs.readFileSync(path.join(root, 'Containerfile'), 'utf8'));
+  for (const [name, value] of Object.entries(service?.environment ?? {})) environment[name] = value;
+  return environment;
+}
 
 describe('the compose file', () => {
   it('is valid by the Compose Specification schema, as written and with the variables of .env.example filled in', () => {
@@ -103,14 +124,36 @@ describe('the compose file', () => {
     assert.equal(environment.DATABASE_URL, 'postgres://stratum:${POSTGRES_PASSWORD}@postgres:5432/stratum');
   });
 
-  it('starts Stratum from the Containerfile once PostgreSQL is ready, and gives its graceful stop the time it needs', () => {
+  it('starts Stratum from the Containerfile once PostgreSQL is ready, on a read-only root', () => {
     assert.equal(fs.existsSync(path.resolve(folder, stratum.build?.context ?? '', stratum.build?.dockerfile ?? '')), true);
     assert.deepEqual(stratum.depends_on, { postgres: { condition: 'service_healthy' } });
     assert.ok(services.postgres?.image?.includes('postgres:1'), 'PostgreSQL 15 or later');
-    // STRATUM_SHUTDOWN_TIMEOUT_MS is 10 s by default.
-    assert.ok(Number.parseInt(stratum.stop_grace_period ?? '10', 10) > 10, 'the grace period exceeds the shutdown timeout');
     assert.equal(stratum.read_only, true);
     assert.equal(stratum.profiles, undefined, 'Stratum and PostgreSQL start without a profile');
+  });
+
+  it('gives a stop during a run its whole time before the kill: the runs interrupted, then requests finished', () => {
+    const { config, problems } = inspectConfig(stratumEnvironment());
+    assert.deepEqual(problems, []);
+    const grace = durationSeconds(stratum.stop_grace_period ?? '10s');
+    assert.ok(grace >= stopSeconds(config), `stop_grace_period ${grace} s < ${stopSeconds(config)} s`);
+    // The sum follows the settings: twice the step grace would no longer fit.
+    const doubled = inspectConfig({ ...stratumEnvironment(), STRATUM_STEP_GRACE_SECONDS: String(config.runs.graceMs / 500) }).config;
+    assert.ok(grace < stopSeconds(doubled));
+  });
+
+  it('keeps the runs and tools folders on a named volume, writable under the read-only root, and /tmp writable', () => {
+    const { runsDir, toolsDir } = inspectConfig(stratumEnvironment()).config.runs;
+    const mounts = (stratum.volumes ?? []).map((v) => {
+      const [source = '', target = '', mode = 'rw'] = v.split(':');
+      return { path: target, source, mode };
+    });
+    for (const folder of [runsDir, toolsDir]) {
+      const mount = mountHolding(mounts, folder) ?? assert.fail(`no volume at ${folder} or above it: the root is read-only`);
+      assert.ok(!mount.mode.split(',').includes('ro'), `${folder} is mounted read-only`);
+      assert.ok(Object.keys(compose.volumes ?? {}).includes(mount.source), `${mount.source} is a named volume, kept across recreations`);
+    }
+    assert.ok(stratum.tmpfs?.includes('/tmp'), "Terraform downloads providers' archives to /tmp");
   });
 
   it('the ui profile runs the web UI and Dex, with one issuer, one client and one origin in every file', () => {

@@ -6,22 +6,42 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
+import { inspectConfig } from '../src/config.ts';
 import { settingNames } from '../src/setting-names.ts';
+import { imageEnvironment, mountHolding, stopSeconds } from './deploy-run-needs.ts';
 
 /**
- * deploy/kubernetes/: each overlay rendered by `kubectl kustomize`, and what matters in what it
- * renders: probes on /healthz and /readyz, a non-root pod that matches the image's user, keys only
- * in Secrets, a PodDisruptionBudget that selects the pods, resources from the benchmarks, the
- * metrics port annotated, and the store's own needs (one replica on a volume, or several on
- * PostgreSQL with the Secret).
+ * deploy/kubernetes/: each overlay rendered by kustomize, and what matters in what it renders:
+ * probes on /healthz and /readyz, a non-root pod that matches the image's user, keys only in
+ * Secrets, a PodDisruptionBudget that selects the pods, resources from the benchmarks, the metrics
+ * port annotated, writable space where runs and tools go, a grace period that covers a stop during a
+ * run, and the store's own needs (one replica on a volume, or several on PostgreSQL with the Secret).
  */
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const kustomizations = path.join(root, 'deploy', 'kubernetes');
-const kubectl = process.env.STRATUM_TEST_KUBECTL ?? 'kubectl';
-const probe = spawnSync(kubectl, ['version', '--client'], { encoding: 'utf8' });
+
+/**
+ * The renderer: a kustomize binary named by STRATUM_TEST_KUSTOMIZE (what .ci/run unpacks where no
+ * other is), else kubectl's own kustomize, else a kustomize on PATH. CI has to render: there a
+ * missing renderer fails the test rather than skipping it.
+ */
+function findRenderer(): { command: string; args: string[] } | undefined {
+  const candidates = [
+    ...(process.env.STRATUM_TEST_KUSTOMIZE === undefined ? [] : [{ command: process.env.STRATUM_TEST_KUSTOMIZE, args: ['build'] }]),
+    { command: process.env.STRATUM_TEST_KUBECTL ?? 'kubectl', args: ['kustomize'] },
+    { command: 'kustomize', args: ['build'] },
+  ];
+  const works = (c: { command: string; args: string[] }) =>
+    spawnSync(c.command, [...c.args, path.join(kustomizations, 'overlays', 'embedded')], { encoding: 'utf8' }).status === 0;
+  return candidates.find(works);
+}
+const renderer = findRenderer();
+const inCi = process.env.CI === 'true';
 const skip =
-  probe.error === undefined ? false : `${kubectl} is not installed (apt-get install kubernetes-client): the manifests are not rendered`;
+  renderer !== undefined || inCi
+    ? false
+    : 'no kustomize renders the overlays (kubectl, kustomize, or STRATUM_TEST_KUSTOMIZE naming one; .ci/run finds one): the manifests are not rendered';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- rendered manifests are read as the plain objects they are */
 type Manifest = Record<string, any>;
@@ -34,12 +54,15 @@ function render(overlay: 'embedded' | 'postgres'): Manifest[] {
     after(() => fs.rmSync(copy, { recursive: true, force: true }));
     fs.cpSync(kustomizations, copy, { recursive: true });
     folder = path.join(copy, 'overlays', 'postgres');
+    // A key of the right shape (32 bytes in base64), so the service would take the configuration.
+    const key = Buffer.alloc(32, 7).toString('base64');
     fs.writeFileSync(
       path.join(folder, 'secrets.env'),
-      'DATABASE_URL=postgres://stratum:pw@db.internal:5432/stratum\nSTRATUM_ENCRYPTION_KEY=a-test-key-that-is-no-real-key\n',
+      `DATABASE_URL=postgres://stratum:pw@db.internal:5432/stratum\nSTRATUM_ENCRYPTION_KEY=${key}\n`,
     );
   }
-  const result = spawnSync(kubectl, ['kustomize', folder], { encoding: 'utf8' });
+  const using = renderer ?? assert.fail('CI=true and no kustomize renders the overlays: .ci/run should have found one');
+  const result = spawnSync(using.command, [...using.args, folder], { encoding: 'utf8' });
   assert.equal(result.status, 0, result.stderr);
   return parseAllDocuments(result.stdout).map((d) => d.toJS() as Manifest);
 }
@@ -78,6 +101,18 @@ const containerfile = fs.readFileSync(path.join(root, 'Containerfile'), 'utf8');
 const imageUser = /^USER (\d+):(\d+)$/m.exec(containerfile) ?? assert.fail('no numeric USER in the Containerfile');
 const imageDataDir = /STRATUM_DATA_DIR=(\S+)/.exec(containerfile)?.[1] ?? assert.fail('no STRATUM_DATA_DIR in the Containerfile');
 
+/**
+ * What runs were measured to need on disk (docs/operations.md, "Sizing"): Terraform 1.11.4 is an
+ * 86.4 MiB binary, one per version in the tools folder; a run of a configuration with
+ * hashicorp/aws 5.100.0 and no plugin cache unpacks 674 MiB of provider into its folder, after
+ * Terraform downloaded the provider's archive (about 141 MiB: its binary zipped here as releases
+ * are) to the temporary folder.
+ */
+const toolVersionMiB = 87;
+const toolVersionsKept = 4;
+const bigRunMiB = 675;
+const bigProviderArchiveMiB = 142;
+
 for (const overlay of ['embedded', 'postgres'] as const) {
   describe(`the Kubernetes overlay ${overlay}`, { skip }, () => {
     const manifests = skip === false ? render(overlay) : [];
@@ -85,6 +120,36 @@ for (const overlay of ['embedded', 'postgres'] as const) {
     const pod = () => deployment().spec.template.spec as Manifest;
     const container = () => pod().containers[0] as Manifest;
     const settings = () => one(manifests, 'ConfigMap').data as Record<string, string>;
+    /** The container's environment as the service sees it: the image's, then envFrom in order, then env. */
+    const environment = (): Record<string, string> => {
+      const values = imageEnvironment(containerfile);
+      for (const source of (container().envFrom ?? []) as Manifest[]) {
+        const from = source.configMapRef ?? source.secretRef;
+        const found = manifests.find((m) => m.kind === (source.configMapRef ? 'ConfigMap' : 'Secret') && m.metadata.name === from.name);
+        const data = (found?.data ?? {}) as Record<string, string>;
+        for (const [name, value] of Object.entries(data))
+          values[name] = source.secretRef ? Buffer.from(value, 'base64').toString('utf8') : value;
+      }
+      for (const variable of (container().env ?? []) as Manifest[])
+        if (variable.value !== undefined) values[variable.name] = variable.value;
+      return values;
+    };
+    const config = () => inspectConfig(environment()).config;
+    const mounts = () =>
+      (container().volumeMounts as Manifest[]).map((m) => ({
+        path: String(m.mountPath),
+        readOnly: m.readOnly === true,
+        volume: pod().volumes.find((v: Manifest) => v.name === m.name) as Manifest,
+      }));
+    /** The most a volume holds: an emptyDir's sizeLimit, a claim's storage request. */
+    const capacityMiB = (volume: Manifest): number => {
+      if (volume.emptyDir !== undefined)
+        return mebibytes(volume.emptyDir.sizeLimit ?? assert.fail(`emptyDir ${volume.name} without a sizeLimit`));
+      const claim = manifests.find(
+        (m) => m.kind === 'PersistentVolumeClaim' && m.metadata.name === volume.persistentVolumeClaim?.claimName,
+      );
+      return mebibytes(claim?.spec.resources.requests.storage ?? assert.fail(`volume ${volume.name} is neither an emptyDir nor a claim`));
+    };
 
     it('probes liveness on /healthz and readiness on /readyz, with a startup probe long enough for migrations', () => {
       const { livenessProbe, readinessProbe, startupProbe } = container();
@@ -134,7 +199,7 @@ for (const overlay of ['embedded', 'postgres'] as const) {
       assert.equal(heap, (mebibytes(limits.memory) * 3) / 4, "V8's heap is three quarters of the limit");
     });
 
-    it('serves metrics on an annotated port, and stops within its grace period', () => {
+    it('serves metrics on an annotated port', () => {
       const annotations = deployment().spec.template.metadata.annotations as Record<string, string>;
       assert.equal(annotations['prometheus.io/scrape'], 'true');
       assert.equal(annotations['prometheus.io/port'], settings().STRATUM_METRICS_PORT);
@@ -143,9 +208,53 @@ for (const overlay of ['embedded', 'postgres'] as const) {
       assert.ok(
         container().ports.some((p: Manifest) => p.name === 'metrics' && String(p.containerPort) === annotations['prometheus.io/port']),
       );
-      const pause = Number(container().lifecycle.preStop.exec.command[1]);
-      const shutdownSeconds = Number(settings().STRATUM_SHUTDOWN_TIMEOUT_MS) / 1000;
-      assert.ok(pod().terminationGracePeriodSeconds > pause + shutdownSeconds, 'the grace period covers the pause and the shutdown');
+    });
+
+    it('is configured as the service accepts, with the grace and shutdown settings named where the grace period depends on them', () => {
+      assert.deepEqual(inspectConfig(environment()).problems, []);
+      assert.equal(config().dataDir, imageDataDir, "the image's data folder");
+      for (const name of ['STRATUM_STEP_GRACE_SECONDS', 'STRATUM_SHUTDOWN_TIMEOUT_MS']) assert.ok(settings()[name] !== undefined, name);
+    });
+
+    it('gives a stop during a run its whole time before the kill: preStop pause, the runs interrupted, requests finished', () => {
+      const [command, pause] = container().lifecycle.preStop.exec.command as [string, string];
+      assert.equal(command, 'sleep');
+      const needed = Number(pause) + stopSeconds(config());
+      assert.ok(
+        pod().terminationGracePeriodSeconds >= needed,
+        `terminationGracePeriodSeconds ${pod().terminationGracePeriodSeconds} < ${needed}`,
+      );
+      // The sum follows the settings: twice the step grace would no longer fit.
+      const doubled = inspectConfig({ ...environment(), STRATUM_STEP_GRACE_SECONDS: String(config().runs.graceMs / 500) }).config;
+      assert.ok(pod().terminationGracePeriodSeconds < Number(pause) + stopSeconds(doubled));
+    });
+
+    it('runs jobs on writable disk: the runs and tools folders on a volume sized for the measured runs, and room in /tmp for provider downloads', () => {
+      assert.equal(container().securityContext.readOnlyRootFilesystem, true, 'only the volumes are writable');
+      const { runsDir, toolsDir } = config().runs;
+      const needMiB = new Map<string, number>();
+      for (const [folder, mib] of [
+        [runsDir, config().runs.concurrent * bigRunMiB],
+        [toolsDir, toolVersionsKept * toolVersionMiB],
+      ] as const) {
+        const mount = mountHolding(mounts(), folder) ?? assert.fail(`nothing writable is mounted at ${folder} or above it`);
+        assert.equal(mount.readOnly, false, `${folder} is mounted read-only`);
+        assert.notEqual(
+          mount.volume.emptyDir?.medium,
+          'Memory',
+          `${folder} in memory would take from the memory limit sized for processes`,
+        );
+        needMiB.set(mount.volume.name, (needMiB.get(mount.volume.name) ?? 0) + mib);
+      }
+      for (const [name, mib] of needMiB) {
+        const volume = pod().volumes.find((v: Manifest) => v.name === name) as Manifest;
+        assert.ok(capacityMiB(volume) >= mib, `volume ${name} holds ${capacityMiB(volume)} MiB, runs and tools need ${mib}`);
+      }
+      const temporary = mountHolding(mounts(), '/tmp') ?? assert.fail('no writable /tmp');
+      assert.ok(
+        capacityMiB(temporary.volume) >= config().runs.concurrent * bigProviderArchiveMiB,
+        `/tmp holds ${capacityMiB(temporary.volume)} MiB: a big provider's archive per run at once does not fit`,
+      );
     });
 
     it('has a Service and a PodDisruptionBudget that select the pods', () => {

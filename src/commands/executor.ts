@@ -2,7 +2,7 @@ import { loadConfig } from '../config.js';
 import { buildCore } from '../core.js';
 import { signingKeyFor } from '../keys.js';
 import { createLogger } from '../log.js';
-import { buildExecutor } from '../runs/build-executor.js';
+import { buildExecutor, queueOverview } from '../runs/build-executor.js';
 import { openSecretCipher } from '../secrets/encryption-key.js';
 import { openStore } from '../store/database.js';
 import { unknownSettings } from '../setting-names.js';
@@ -28,17 +28,30 @@ export async function executor(): Promise<void> {
   try {
     const cipher = await openSecretCipher(config, store);
     const signingKey = await signingKeyFor(config, { store, cipher });
-    const { engine, signer, jobEvents } = buildCore({ config, store, signingKey, cipher, log });
-    const runner = buildExecutor({ engine, config, signer, log, apiUrl: config.state.publicUrl });
-    await runner.start(jobEvents);
-    log.info({ executor: runner.id, runs: config.runs.concurrent, api: config.state.publicUrl }, 'executor running jobs');
+    const core = buildCore({ config, store, signingKey, cipher, log });
+    // Its runs' durations and failures are counted where they run: here, on a listener of its own.
+    const metricsModule = config.metrics === undefined ? undefined : await import('../http/metrics.js');
+    const metrics = metricsModule === undefined ? undefined : new metricsModule.Metrics(store);
+    metrics?.watchQueue(queueOverview(core));
+    const runner = buildExecutor({ engine: core.engine, config, signer: core.signer, log, apiUrl: config.state.publicUrl, metrics });
+    await runner.start(core.jobEvents);
+    const listener =
+      metricsModule === undefined || metrics === undefined || config.metrics === undefined
+        ? undefined
+        : await metricsModule.serveMetrics(metrics, config.metrics, config.connections, log);
+    log.info(
+      { executor: runner.id, runs: config.runs.concurrent, api: config.state.publicUrl, metrics: listener && `${listener.url}/metrics` },
+      `executor running up to ${config.runs.concurrent} job(s) at once; runs reach the API at ${config.state.publicUrl}`,
+    );
     await new Promise<void>((resolve) => {
       process.once('SIGTERM', resolve);
       process.once('SIGINT', resolve);
     });
-    log.info('executor stopping: interrupting the runs in progress');
+    log.info({ executor: runner.id }, 'executor stopping: interrupting the runs in progress');
     await runner.stop();
-    await jobEvents.close();
+    await core.jobEvents.close();
+    await listener?.close();
+    log.info({ executor: runner.id }, 'executor stopped');
   } finally {
     await store.close();
   }

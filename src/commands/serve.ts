@@ -4,7 +4,7 @@ import { buildApp } from '../app.js';
 import { loadConfig, type Config } from '../config.js';
 import { buildCore } from '../core.js';
 import { ServiceState, type RunsReport } from '../http/routes/health.js';
-import { buildExecutor } from '../runs/build-executor.js';
+import { buildExecutor, queueOverview } from '../runs/build-executor.js';
 import type { Executor } from '../runs/executor.js';
 import { unknownSettings } from '../setting-names.js';
 import { listenerUrl } from '../http/listener-url.js';
@@ -53,6 +53,7 @@ export async function serve(): Promise<void> {
   const metricsModule = config.metrics === undefined ? undefined : await import('../http/metrics.js');
   const metrics = metricsModule === undefined ? undefined : new metricsModule.Metrics(store);
   const core = buildCore({ config, store, signingKey, cipher, log });
+  metrics?.watchQueue(queueOverview(core));
   const service = new ServiceState();
   const app = buildApp({ config, store, signingKey, core, log, metrics, service });
   const order: StopOrder = { first: [], last: [] };
@@ -87,7 +88,8 @@ export async function serve(): Promise<void> {
     // and a stop ends it while the listener still answers them.
     let executor: Executor;
     try {
-      executor = buildExecutor({ engine: core.engine, config, signer: core.signer, log, apiUrl: listenerUrl(bound, '127.0.0.1') });
+      const apiUrl = listenerUrl(bound, '127.0.0.1');
+      executor = buildExecutor({ engine: core.engine, config, signer: core.signer, log, apiUrl, metrics });
       await executor.start(core.jobEvents);
     } catch (error) {
       await app.close();

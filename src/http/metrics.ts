@@ -1,7 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ConnectionLimits, MetricsListener } from '../config.js';
+import type { QueueOverview } from '../engine/index.js';
 import type { Logger } from '../log.js';
+import type { FailureReason, RunMetrics } from '../runs/run-report.js';
 import { listenerUrl } from './listener-url.js';
 import { capConnections, limitedServer } from './plugins/connections.js';
 
@@ -14,19 +16,27 @@ export interface DatabaseUse {
 /** Label of requests no route matched, so that scanners' paths cannot multiply the series. */
 const unmatched = 'unmatched';
 
+/** Buckets of run durations: a step takes seconds to hours. */
+const runBuckets = [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200];
+
 /**
  * The service's Prometheus metrics: requests by route pattern, method and status, their latency,
- * the errors inside GraphQL answers by code, the database connections, and the process's own
- * (CPU, memory and its peak, event loop, garbage collection). A registry of its own, so nothing
- * else registered in the process leaks into the scrape.
+ * the errors inside GraphQL answers by code, the database connections, the runs of this process's
+ * executor (job and step durations, failures by reason) and the store's queue (jobs by status, the
+ * oldest pending one's wait, executors alive), and the process's own (CPU, memory and its peak,
+ * event loop, garbage collection). A registry of its own, so nothing else registered in the process
+ * leaks into the scrape.
  */
-export class Metrics {
+export class Metrics implements RunMetrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly duration: Histogram<'method' | 'route' | 'status'>;
   private readonly graphqlErrors: Counter<'code'>;
   /** Requests arrived and not yet answered: what a stop waits for, and a sign of a backlog. */
   readonly inFlight: Gauge;
+  private readonly jobDuration: Histogram<'status'>;
+  private readonly stepDuration: Histogram<'type' | 'status'>;
+  private readonly jobFailures: Counter<'reason'>;
 
   constructor(store: DatabaseUse) {
     collectDefaultMetrics({ register: this.registry });
@@ -72,6 +82,26 @@ export class Metrics {
       (use) => use.max,
     );
     pool('stratum_database_waiting_queries', 'Queries waiting for a free database connection.', (use) => use.waiting);
+    this.jobDuration = new Histogram({
+      name: 'stratum_job_duration_seconds',
+      help: "Time a job ran in this process's executor, from taken to its end (or its wait for an approval), by the status it ended with.",
+      labelNames: ['status'],
+      buckets: runBuckets,
+      registers: [this.registry],
+    });
+    this.stepDuration = new Histogram({
+      name: 'stratum_step_duration_seconds',
+      help: "Time a step ran in this process's executor, by its template step type and how it ended.",
+      labelNames: ['type', 'status'],
+      buckets: runBuckets,
+      registers: [this.registry],
+    });
+    this.jobFailures = new Counter({
+      name: 'stratum_job_failures_total',
+      help: 'Jobs that failed, by reason: step (a step failed), interrupted (the service stopped), abandoned (an executor went away), tool, inputs, flow, executor.',
+      labelNames: ['reason'],
+      registers: [this.registry],
+    });
     new Gauge({
       name: 'stratum_process_resident_memory_peak_bytes',
       help: 'The most resident memory the process has held since it started (the kernel high-water mark): a peak between two scrapes shows here.',
@@ -79,6 +109,54 @@ export class Metrics {
       collect() {
         // maxRSS is in kibibytes.
         this.set(process.resourceUsage().maxRSS * 1024);
+      },
+    });
+  }
+
+  jobEnded(status: string, reason: FailureReason | undefined, seconds: number): void {
+    this.jobDuration.observe({ status }, seconds);
+    if (reason !== undefined) this.jobFailures.inc({ reason });
+  }
+
+  stepEnded(type: string, status: string, seconds: number): void {
+    this.stepDuration.observe({ type, status }, seconds);
+  }
+
+  /**
+   * Gauges of the store's queue, read at each scrape: the same on every replica, so alert on one
+   * replica's value (max), not on their sum.
+   */
+  watchQueue(read: () => Promise<QueueOverview>): void {
+    let reading: Promise<QueueOverview> | undefined;
+    // One read serves the three gauges of a scrape.
+    const overview = () => {
+      reading ??= read().finally(() => setTimeout(() => (reading = undefined), 1000).unref());
+      return reading;
+    };
+    new Gauge({
+      name: 'stratum_jobs',
+      help: 'Unfinished jobs in the store, by status (pending: waiting for an executor; queue and running: held by one).',
+      labelNames: ['status'],
+      registers: [this.registry],
+      async collect() {
+        const { jobs } = await overview();
+        for (const [status, count] of Object.entries(jobs)) this.set({ status }, count);
+      },
+    });
+    new Gauge({
+      name: 'stratum_jobs_oldest_pending_age_seconds',
+      help: 'How long the oldest pending job has waited for an executor (0 when none waits).',
+      registers: [this.registry],
+      async collect() {
+        this.set((await overview()).oldestPendingSeconds);
+      },
+    });
+    new Gauge({
+      name: 'stratum_executors_alive',
+      help: 'Executors (servers running jobs, and stratum executor processes) that noted themselves alive in the last 30 s.',
+      registers: [this.registry],
+      async collect() {
+        this.set((await overview()).executorsAlive);
       },
     });
   }

@@ -1,9 +1,10 @@
 import { mintStateCredential, type TokenSigner } from '../auth/tokens.js';
 import type { Config } from '../config.js';
-import type { Engine } from '../engine/index.js';
+import type { Engine, QueueOverview } from '../engine/index.js';
 import { runRecords, stateRecords } from '../resources/index.js';
 import type { Logger } from '../log.js';
-import { Executor } from './executor.js';
+import { Executor, executorAliveMs } from './executor.js';
+import type { RunMetrics } from './run-report.js';
 import { executorPrerequisites, UnfitExecutor, versionPrerequisites, type Prerequisite } from './prerequisites.js';
 import { nextFireTime } from './quartz-schedule.js';
 import { ToolBinaries } from './tool-binaries.js';
@@ -16,9 +17,17 @@ export interface ExecutorPlace {
   log: Logger;
   /** The URL run processes reach the API at; the public URL, when set, is where clients read logs. */
   apiUrl: string;
+  /** Where its runs are counted, when this process serves metrics. */
+  metrics?: RunMetrics | undefined;
 }
 
 const platformArch: Readonly<Record<string, string>> = { x64: 'amd64', arm64: 'arm64', ia32: '386', arm: 'arm' };
+
+/** How the store's queue looks, for the metrics of any process of it (whether or not it runs jobs). */
+export function queueOverview({ engine }: { engine: Engine }): () => Promise<QueueOverview> {
+  const { queue } = engine.runs(runRecords, nextFireTime);
+  return () => queue.overview(executorAliveMs);
+}
 
 /** The Terraform and OpenTofu binaries of this process's settings: in the tools folder, or downloaded there. */
 export function toolBinaries(config: Config): ToolBinaries {
@@ -36,7 +45,7 @@ export function toolBinaries(config: Config): ToolBinaries {
  * prerequisites are checked first: one that fails (a runs folder it cannot write, no `git`) fails
  * the start with the fix; one that only some jobs need is logged as a warning.
  */
-export function buildExecutor({ engine, config, signer, log, apiUrl }: ExecutorPlace): Executor {
+export function buildExecutor({ engine, config, signer, log, apiUrl, metrics }: ExecutorPlace): Executor {
   const { runs } = config;
   const publicUrl = config.state.publicUrl ?? apiUrl;
   const { queue, reads, schedules } = engine.runs(runRecords, nextFireTime);
@@ -91,6 +100,7 @@ export function buildExecutor({ engine, config, signer, log, apiUrl }: ExecutorP
     },
     // One process of the embedded store: a job held by another executor was this process's before it stopped.
     { runs: runs.concurrent, pollMs: 2000, leaseMs: 30_000, alone: config.databaseUrl === undefined },
-    { info: (message) => log.info(message), warn: (error, message) => log.warn({ err: error }, message) },
+    log,
+    metrics,
   );
 }

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { Logger } from '../log.js';
 import type { Row } from '../model/index.js';
 import type { JobEvents } from './job-events.js';
-import { runJob, type JobRunParts } from './job-run.js';
+import { runJob, type JobEnd, type JobRunParts } from './job-run.js';
+import { jobFacts, RunReport, type RunMetrics } from './run-report.js';
 import { clearLeftovers } from './step-folders.js';
 import { stopReason } from './stop-reason.js';
 
@@ -20,10 +22,9 @@ export interface ExecutorSettings {
   alone: boolean;
 }
 
-export interface ExecutorLog {
-  info(message: string): void;
-  warn(error: unknown, message: string): void;
-}
+/** How often a running executor notes that it is alive, and how long after its last note it counts as gone. */
+export const executorSeenMs = 10_000;
+export const executorAliveMs = 30_000;
 
 /**
  * Takes jobs from the store and runs them, a bounded number at a time: in the server process by
@@ -38,12 +39,18 @@ export class Executor {
   private again = false;
   private stopping = false;
   private unlisten: (() => void) | undefined;
+  private readonly report: RunReport;
+  private readonly startedAt = new Date().toISOString();
+  private lastSeen = 0;
 
   constructor(
     private readonly parts: JobRunParts,
     private readonly settings: ExecutorSettings,
-    private readonly log: ExecutorLog,
-  ) {}
+    private readonly log: Logger,
+    metrics?: RunMetrics,
+  ) {
+    this.report = new RunReport(log, this.id, metrics);
+  }
 
   /** Ends what a stopped executor left behind, then starts looking for jobs. */
   async start(events: JobEvents): Promise<void> {
@@ -54,15 +61,20 @@ export class Executor {
     });
     if (leftovers.cleared > 0)
       this.log.info(
+        { executor: this.id, folders: leftovers.cleared },
         `executor: cleared ${leftovers.cleared} step folder(s) a stopped process left, after interrupting the processes still running in them`,
       );
     for (const job of leftovers.statesKept)
-      this.log.info(`executor: stored the state a stopped run of job ${job} could not upload (errored.tfstate), and released its lock`);
+      this.log.info(
+        { executor: this.id, job },
+        `executor: stored the state a stopped run of job ${job} could not upload (errored.tfstate), and released its lock`,
+      );
     for (const { folder, reason } of leftovers.kept)
       this.log.warn(
-        new Error(reason),
+        { executor: this.id, folder, reason },
         `executor: the state a stopped run left in ${folder} could not be stored; the folder stays, and the next start tries again`,
       );
+    await this.noteAlive();
     await this.recover();
     this.unlisten = events.listen((event) => {
       const held = this.running.get(String(event.jobId));
@@ -85,7 +97,11 @@ export class Executor {
     this.unlisten?.();
     if (this.timer !== undefined) clearInterval(this.timer);
     const runs = [...this.running.entries()];
-    if (runs.length > 0) this.log.info(`executor: interrupting ${runs.length} run(s): ${runs.map(([id]) => `job ${id}`).join(', ')}`);
+    if (runs.length > 0)
+      this.log.info(
+        { executor: this.id, jobs: runs.map(([id]) => id) },
+        `executor: interrupting ${runs.length} run(s): ${runs.map(([id]) => `job ${id}`).join(', ')}`,
+      );
     for (const [, run] of runs) run.abort.abort(stopReason);
     const boundMs = 2 * this.parts.settings.graceMs + settleMs;
     let bound: NodeJS.Timeout | undefined;
@@ -95,9 +111,10 @@ export class Executor {
     clearTimeout(bound);
     if (how === 'timed out')
       this.log.warn(
-        new Error(`runs still going after ${boundMs} ms: ${[...this.running.keys()].map((id) => `job ${id}`).join(', ')}`),
+        { executor: this.id, jobs: [...this.running.keys()], boundMs },
         'executor: stopped without waiting for every run; the next start of an executor ends them and releases their locks',
       );
+    await this.parts.queue.left(this.id).catch(() => undefined);
   }
 
   /** Looks for jobs now (once at a time; a call meanwhile makes it look again after). */
@@ -108,7 +125,7 @@ export class Executor {
       return;
     }
     this.polling = this.poll()
-      .catch((error: unknown) => this.log.warn(error, 'executor: looking for jobs failed'))
+      .catch((error: unknown) => this.log.warn({ err: error, executor: this.id }, 'executor: looking for jobs failed'))
       .finally(() => {
         this.polling = undefined;
         if (this.again) {
@@ -120,14 +137,21 @@ export class Executor {
 
   private async recover(): Promise<void> {
     const ended = await this.parts.queue.recover((executor) => this.settings.alone && executor !== this.id);
-    for (const id of ended)
-      this.log.info(`executor: job ${id} was abandoned by a stopped executor; it failed and its state lock was released`);
+    for (const { jobId, executor } of ended) this.report.jobAbandoned(jobId, executor);
+  }
+
+  /** Notes in the store that this executor runs, at most every executorSeenMs. */
+  private async noteAlive(): Promise<void> {
+    if (Date.now() - this.lastSeen < executorSeenMs) return;
+    this.lastSeen = Date.now();
+    await this.parts.queue.seen(this.id, this.settings.runs, this.startedAt);
   }
 
   private async poll(): Promise<void> {
+    await this.noteAlive();
     await this.recover();
     for (const { scheduleId, jobId } of await this.parts.schedules.fireDue(new Date()))
-      this.log.info(`executor: schedule ${scheduleId} fired: job ${jobId}`);
+      this.log.info({ executor: this.id, schedule: scheduleId, job: jobId }, `executor: schedule ${scheduleId} fired: job ${jobId}`);
     while (!this.stopping && this.running.size < this.settings.runs) {
       const job = await this.parts.queue.claim(this.id, this.settings.leaseMs);
       if (job === undefined) return;
@@ -144,23 +168,24 @@ export class Executor {
           (status) => {
             if (status === undefined || status === 'cancelled') abort.abort('cancelled');
           },
-          (error: unknown) => this.log.warn(error, `executor: renewing the lease of job ${id} failed`),
+          (error: unknown) => this.log.warn({ err: error, executor: this.id, job: id }, `executor: renewing the lease of job ${id} failed`),
         );
       },
       Math.max(100, Math.floor(this.settings.leaseMs / 3)),
     );
-    const done = runJob(this.parts, this.id, job, abort.signal)
-      .catch(async (error: unknown) => {
-        this.log.warn(error, `executor: job ${id} failed unexpectedly`);
+    const facts = jobFacts(job);
+    const taken = Date.now();
+    this.report.jobTaken(facts, String(job.status));
+    const done = runJob(this.parts, this.report, job, abort.signal)
+      .catch(async (error: unknown): Promise<JobEnd> => {
+        this.log.error({ err: error, executor: this.id, job: id }, `executor: job ${id} failed unexpectedly`);
+        const detail = 'The executor failed while running this job; its log has the details.';
         await this.parts.queue
-          .move(id, this.id, {
-            to: 'failed',
-            from: ['queue', 'running', 'approved'],
-            reason: 'The executor failed while running this job; its log has the details.',
-            release: true,
-          })
+          .move(id, this.id, { to: 'failed', from: ['queue', 'running', 'approved'], reason: detail, release: true })
           .catch(() => undefined);
+        return { status: 'failed', failure: { reason: 'executor', detail } };
       })
+      .then((end) => this.report.jobEnded(facts, end.status, Date.now() - taken, end.failure))
       .finally(() => {
         clearInterval(renew);
         this.running.delete(id);

@@ -5,6 +5,7 @@ import type { Row } from '../model/index.js';
 import { RunProblem, runInputs, type RunInputs } from './run-inputs.js';
 import { StepOutput } from './step-output.js';
 import { stopReason } from './stop-reason.js';
+import { jobFacts, type FailureReason, type RunReport, type StepFacts } from './run-report.js';
 import { erroredState, makeStepFolder, type StepNote } from './step-folders.js';
 import { runStep, type StepOutcome } from './step-runner.js';
 import { ToolProblem, type ToolBinaries } from './tool-binaries.js';
@@ -40,6 +41,12 @@ export interface JobRunParts {
   settings: RunSettings;
 }
 
+/** How a job's run in this process ended: its status, and why when it failed (undefined: another took it over, or it is gone). */
+export interface JobEnd {
+  status: string;
+  failure?: { reason: FailureReason; detail: string };
+}
+
 const flushMs = 1000;
 
 /**
@@ -48,35 +55,38 @@ const flushMs = 1000;
  * plan without changes ends it as noChanges; an approval step gives the job up until a client
  * approves or rejects it; a cancel (a client's, seen by the executor) interrupts the running step.
  */
-export async function runJob(parts: JobRunParts, executor: string, job: Row, cancel: AbortSignal): Promise<void> {
+export async function runJob(parts: JobRunParts, report: RunReport, job: Row, cancel: AbortSignal): Promise<JobEnd> {
   const jobId = String(job.id);
   const { queue } = parts;
-  const fail = (reason: string) =>
-    queue.move(jobId, executor, { to: 'failed', from: ['queue', 'running', 'approved'], reason, release: true });
+  const { executor } = report;
+  const facts = jobFacts(job);
+  const fail = async (detail: string, reason: FailureReason): Promise<JobEnd> => {
+    const moved = await queue.move(jobId, executor, {
+      to: 'failed',
+      from: ['queue', 'running', 'approved'],
+      reason: detail,
+      release: true,
+    });
+    return moved ? { status: 'failed', failure: { reason, detail } } : { status: 'left' };
+  };
   const source = await parts.reads.source(jobId);
   if (source === undefined) {
     await queue.move(jobId, executor, { to: 'failed', from: [], release: true });
-    return;
+    return { status: 'left' };
   }
   let inputs: RunInputs;
   try {
     inputs = await runInputs(source);
   } catch (error) {
-    if (error instanceof RunProblem) {
-      await fail(error.message);
-      return;
-    }
+    if (error instanceof RunProblem) return fail(error.message, 'inputs');
     throw error;
   }
-  if (!(await queue.move(jobId, executor, { to: 'running', from: ['queue', 'approved'] }))) return;
+  if (!(await queue.move(jobId, executor, { to: 'running', from: ['queue', 'approved'] }))) return { status: 'left' };
   let binary: string;
   try {
     binary = await parts.tools.locate(inputs.tool.kind, inputs.tool.version);
   } catch (error) {
-    if (error instanceof ToolProblem) {
-      await fail(error.message);
-      return;
-    }
+    if (error instanceof ToolProblem) return fail(error.message, 'tool');
     throw error;
   }
   let planChanges: boolean | undefined;
@@ -84,6 +94,7 @@ export async function runJob(parts: JobRunParts, executor: string, job: Row, can
   const remaining = inputs.steps.filter(({ record }) => !['completed', 'notExecuted'].includes(String(record.status)));
   for (const [index, { flow, record }] of remaining.entries()) {
     const stepId = String(record.id);
+    const step: StepFacts = { step: flow.step, name: flow.name, type: flow.type };
     const setStep = (values: Record<string, string>) => queue.set(job, parts.records.step, stepId, values);
     const skipRest = async () => {
       for (const later of remaining.slice(index + 1))
@@ -92,30 +103,34 @@ export async function runJob(parts: JobRunParts, executor: string, job: Row, can
     if (flow.type === 'approval') {
       if (String(record.status) === 'waitingApproval') {
         await setStep({ status: 'completed' });
+        report.stepEnded(facts, step, 'completed', 0);
         continue;
       }
       await setStep({ status: 'waitingApproval' });
-      await queue.move(jobId, executor, {
+      report.stepStarted(facts, step);
+      const waits = await queue.move(jobId, executor, {
         to: 'waitingApproval',
         from: ['running'],
         values: { approvalTeam: flow.team ?? '' },
         release: true,
       });
-      return;
+      return { status: waits ? 'waitingApproval' : 'left' };
     }
     if (cancel.aborted) break;
     if (flow.type === 'disableWorkspace') {
       await queue.set(job, parts.records.workspace, inputs.workspaceId, { locked: true });
       await setStep({ status: 'completed' });
+      report.stepEnded(facts, step, 'completed', 0);
       continue;
     }
     if (flow.type === 'scheduleTemplates') {
       await setStep({ status: 'failed' });
+      report.stepEnded(facts, step, 'failed', 0);
       await skipRest();
-      await fail(
+      return fail(
         `Step ${flow.step} (scheduleTemplates): Stratum does not schedule templates from a flow; add the schedules on the workspace's Schedules tab.`,
+        'flow',
       );
-      return;
     }
     await setStep({
       status: 'running',
@@ -125,7 +140,10 @@ export async function runJob(parts: JobRunParts, executor: string, job: Row, can
     const credential = await parts.stateCredential(inputs);
     const environment = runEnvironment(parts.settings, inputs, binary, credential);
     const secrets = [...inputs.variables.secrets, credential, ...credentialSecrets(inputs)];
+    report.stepStarted(facts, step);
+    const started = Date.now();
     const outcome = await runLoggedStep(parts, { inputs, flow, binary, environment, secrets, stepId, jobId, executor, cancel });
+    report.stepEnded(facts, step, outcome.kind, Date.now() - started, outcome.kind === 'failed' ? outcome.exitCode : undefined);
     // A client's cancel has marked the job's unfinished steps cancelled already; a stop of the executor has not.
     if (outcome.kind === 'cancelled') {
       await setStep({ status: 'cancelled' });
@@ -138,19 +156,19 @@ export async function runJob(parts: JobRunParts, executor: string, job: Row, can
     if ('commit' in outcome && outcome.commit !== undefined && inputs.ref !== outcome.commit) {
       // Every later step of the job, after an approval too, runs the commit this one ran.
       inputs.ref = outcome.commit;
-      if (!(await queue.move(jobId, executor, { to: 'running', from: ['running'], values: { commitId: outcome.commit } }))) return;
+      if (!(await queue.move(jobId, executor, { to: 'running', from: ['running'], values: { commitId: outcome.commit } })))
+        return { status: 'left' };
     }
     if (outcome.kind === 'failed') {
       await setStep({ status: 'failed' });
       if (flow.ignoreError) continue;
       await skipRest();
-      await fail(`Step ${flow.step} (${flow.name}) failed: ${outcome.reason}`);
-      return;
+      return fail(`Step ${flow.step} (${flow.name}) failed: ${outcome.reason}`, 'step');
     }
     await setStep({ status: 'completed' });
     if (outcome.planChanges !== undefined) {
       planChanges = outcome.planChanges;
-      if (!(await queue.move(jobId, executor, { to: 'running', from: ['running'], values: { planChanges } }))) return;
+      if (!(await queue.move(jobId, executor, { to: 'running', from: ['running'], values: { planChanges } }))) return { status: 'left' };
       if (!planChanges && index < remaining.length - 1) {
         await skipRest();
         break;
@@ -158,19 +176,21 @@ export async function runJob(parts: JobRunParts, executor: string, job: Row, can
     }
   }
   if (cancel.aborted && cancel.reason === stopReason) {
-    await fail(
+    return fail(
       interrupted === undefined
         ? `The executor running this job (${executor}) stopped (the service shut down) between its steps; run it again.`
         : `The executor running this job (${executor}) stopped (the service shut down) during ${interrupted}, which it interrupted as a cancel does: the step's log shows what the tool saved of the state. Run the job again.`,
+      'interrupted',
     );
-    return;
   }
   // A client cancelled the job: it is cancelled already, and the executor only lets it go.
   if (cancel.aborted) {
     await queue.move(jobId, executor, { to: 'cancelled', from: [], release: true });
-    return;
+    return { status: 'cancelled' };
   }
-  await queue.move(jobId, executor, { to: planChanges === false ? 'noChanges' : 'completed', from: ['running'], release: true });
+  const status = planChanges === false ? 'noChanges' : 'completed';
+  const ended = await queue.move(jobId, executor, { to: status, from: ['running'], release: true });
+  return { status: ended ? status : 'left' };
 }
 
 interface LoggedStep {

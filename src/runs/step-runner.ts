@@ -30,7 +30,7 @@ export interface StepPlace {
 /** How a step ended: a plan also says whether it found changes; every step says the commit it ran. */
 export type StepOutcome =
   | { kind: 'completed'; commit: string; planChanges?: boolean; planView?: PlanChange[] }
-  | { kind: 'failed'; reason: string; commit?: string }
+  | { kind: 'failed'; reason: string; commit?: string; exitCode?: number }
   | { kind: 'cancelled' };
 
 /** A backend override: whatever backend the repository names, the run keeps its state in Stratum. */
@@ -39,7 +39,15 @@ const planFile = 'stratum.tfplan';
 /** The most of `show -json` read for a plan's structured view; a larger plan is shown as its log only. */
 const shownPlanLimit = 16 * 1024 * 1024;
 
-class StepFailure extends Error {}
+class StepFailure extends Error {
+  constructor(
+    message: string,
+    /** The code the failing process exited with, when it exited. */
+    readonly exitCode?: number,
+  ) {
+    super(message);
+  }
+}
 class StepCancelled extends Error {}
 
 /**
@@ -101,7 +109,13 @@ export async function runStep(place: StepPlace): Promise<StepOutcome> {
     if (error instanceof StepCancelled) return { kind: 'cancelled' };
     if (error instanceof StepFailure || error instanceof GitFailure) {
       output.write(`\n${error.message}\n`);
-      return commit === undefined ? { kind: 'failed', reason: error.message } : { kind: 'failed', reason: error.message, commit };
+      const exitCode = error instanceof StepFailure ? error.exitCode : undefined;
+      return {
+        kind: 'failed',
+        reason: error.message,
+        ...(commit === undefined ? {} : { commit }),
+        ...(exitCode === undefined ? {} : { exitCode }),
+      };
     }
     throw error;
   }
@@ -195,7 +209,7 @@ async function run(place: StepPlace, cwd: string, command: string, args: string[
 function stepEnded(end: StepEnd, what: string): Error {
   switch (end.kind) {
     case 'exited':
-      return new StepFailure(`${what} exited with code ${end.code}.`);
+      return new StepFailure(`${what} exited with code ${end.code}.`, end.code);
     case 'cancelled':
       return new StepCancelled();
     case 'timed out':

@@ -19,6 +19,7 @@ import { jobs } from './migrations/0015-jobs.js';
 import { workspaceState } from './migrations/0016-workspace-state.js';
 import { jobRuns } from './migrations/0017-job-runs.js';
 import { planViews } from './migrations/0018-plan-views.js';
+import { executors } from './migrations/0019-executors.js';
 
 /** The one migration history of both stores, in order; a migration, once released, never changes. */
 const history: readonly (readonly [name: string, build: (dialect: Dialect) => Migration])[] = [
@@ -40,6 +41,7 @@ const history: readonly (readonly [name: string, build: (dialect: Dialect) => Mi
   ['0016-workspace-state', workspaceState],
   ['0017-job-runs', jobRuns],
   ['0018-plan-views', planViews],
+  ['0019-executors', executors],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

@@ -80,6 +80,36 @@ describe('template flows', () => {
     assert.equal(scripts?.commands[0]?.script, './check.sh');
   });
 
+  it('reads onFailure scripts, verbose commands, and inputs: absent is none, an empty mapping imports nothing', () => {
+    const [apply, scripts] = steps(
+      readFlow(
+        encode(`flow:
+  - type: terraformApply
+    step: 100
+    onFailure:
+      - script: echo failed
+        verbose: true
+    onReject: []
+    inputsTerraform:
+      region: $REGION
+    inputsEnv: {}
+  - type: customScripts
+    step: 200
+    inputsEnv:
+    commands:
+      - script: "true"
+`),
+      ),
+    );
+    assert.deepEqual(
+      apply?.onFailure.map(({ script, verbose }) => ({ script, verbose })),
+      [{ script: 'echo failed', verbose: true }],
+    );
+    assert.deepEqual([apply.inputsTerraform, apply.inputsEnv], [{ region: '$REGION' }, {}]);
+    assert.deepEqual([scripts?.inputsTerraform, scripts?.inputsEnv], [undefined, undefined]);
+    assert.deepEqual(scripts?.onFailure, []);
+  });
+
   it('refuses, with the reason, what cannot run: the job fails before anything runs', () => {
     const cases: [string, RegExp][] = [
       ['not base64 at all!', /not base64/],

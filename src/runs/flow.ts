@@ -45,8 +45,13 @@ export interface FlowStep {
   onFailure: FlowCommand[];
   onReject: FlowCommand[];
   templates: FlowSchedule[];
-  inputsEnv: Record<string, string>;
-  inputsTerraform: Record<string, string>;
+  /**
+   * The global variables the step takes, by category, instead of the organization's global
+   * variables and the workspace's collections: each entry names a variable of the step and the
+   * global variable (`$NAME`) it takes the value of. Undefined when the step does not say.
+   */
+  inputsEnv: Record<string, string> | undefined;
+  inputsTerraform: Record<string, string> | undefined;
 }
 
 /** A flow read from a template, its steps in the order they run; or why it cannot run. */
@@ -155,8 +160,8 @@ function flowStep(value: unknown, where: string): FlowStep {
     onFailure: commandList(entry.onFailure, `${at}: onFailure`),
     onReject: commandList(entry.onReject, `${at}: onReject`),
     templates,
-    inputsEnv: textMap(entry.inputsEnv, `${at}: inputsEnv`),
-    inputsTerraform: textMap(entry.inputsTerraform, `${at}: inputsTerraform`),
+    inputsEnv: inputs(entry.inputsEnv, `${at}: inputsEnv`),
+    inputsTerraform: inputs(entry.inputsTerraform, `${at}: inputsTerraform`),
   };
 }
 
@@ -223,9 +228,12 @@ function optionalFlag(value: unknown, where: string): boolean {
   return value;
 }
 
-/** Inputs are names and texts; YAML numbers and booleans are given as the text they were written as. */
-function textMap(value: unknown, where: string): Record<string, string> {
-  if (value === undefined || value === null) return {};
+/**
+ * Inputs name global variables, as texts; YAML numbers and booleans are read as the text they were
+ * written as. An empty mapping is kept: it says to take no global variable and no collection.
+ */
+function inputs(value: unknown, where: string): Record<string, string> | undefined {
+  if (value === undefined || value === null) return undefined;
   const entries = Object.entries(record(value, where));
   return Object.fromEntries(
     entries.map(([key, item]) => {

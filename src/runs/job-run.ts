@@ -80,7 +80,7 @@ export async function runJob(parts: JobRunParts, executor: string, job: Row, can
   }
   let planChanges: boolean | undefined;
   const remaining = inputs.steps.filter(({ record }) => !['completed', 'notExecuted'].includes(String(record.status)));
-  for (const [index, { flow, record }] of remaining.entries()) {
+  for (const [index, { flow, record, variables }] of remaining.entries()) {
     const stepId = String(record.id);
     const setStep = (values: Record<string, string>) => queue.set(job, parts.records.step, stepId, values);
     const skipRest = async () => {
@@ -121,9 +121,9 @@ export async function runJob(parts: JobRunParts, executor: string, job: Row, can
     });
     // A credential per step, living as long as the step may: a job's steps together may run longer than one credential.
     const credential = await parts.stateCredential(inputs);
-    const environment = runEnvironment(parts.settings, inputs, binary, credential);
-    const secrets = [...inputs.variables.secrets, credential, ...credentialSecrets(inputs)];
-    const outcome = await runLoggedStep(parts, { inputs, flow, binary, environment, secrets, stepId, jobId, executor, cancel });
+    const environment = runEnvironment(parts.settings, inputs, variables.environment, binary, credential);
+    const secrets = [...inputs.secrets, credential, ...credentialSecrets(inputs)];
+    const outcome = await runLoggedStep(parts, { inputs, flow, variables, binary, environment, secrets, stepId, jobId, executor, cancel });
     // A client's cancel has marked the job's unfinished steps cancelled already; a stop of the executor has not.
     if (outcome.kind === 'cancelled') {
       await setStep({ status: 'cancelled' });
@@ -167,6 +167,7 @@ export async function runJob(parts: JobRunParts, executor: string, job: Row, can
 interface LoggedStep {
   inputs: RunInputs;
   flow: RunInputs['steps'][number]['flow'];
+  variables: RunInputs['steps'][number]['variables'];
   binary: string;
   environment: Record<string, string>;
   secrets: string[];
@@ -202,6 +203,7 @@ async function runLoggedStep(parts: JobRunParts, step: LoggedStep): Promise<Step
     outcome = await runStep({
       inputs: step.inputs,
       flow: step.flow,
+      variables: step.variables,
       directory,
       binary: step.binary,
       environment: step.environment,
@@ -222,10 +224,16 @@ async function runLoggedStep(parts: JobRunParts, step: LoggedStep): Promise<Step
 }
 
 /** The whole environment of a run's processes: nothing of the service's own, but what a run needs. */
-function runEnvironment(settings: RunSettings, inputs: RunInputs, binary: string, credential: string): Record<string, string> {
+function runEnvironment(
+  settings: RunSettings,
+  inputs: RunInputs,
+  variables: Record<string, string>,
+  binary: string,
+  credential: string,
+): Record<string, string> {
   const workspace = `${settings.apiUrl}/tfstate/v1/organization/${inputs.organizationId}/workspace/${inputs.workspaceId}`;
   return {
-    ...inputs.variables.environment,
+    ...variables,
     PATH: `${path.dirname(binary)}:/usr/local/bin:/usr/bin:/bin`,
     HOME: settings.directory,
     TF_IN_AUTOMATION: '1',

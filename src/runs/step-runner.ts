@@ -3,7 +3,7 @@ import path from 'node:path';
 import { checkout, GitFailure } from '../git/index.js';
 import type { FlowCommand, FlowStep } from './flow.js';
 import type { RunInputs } from './run-inputs.js';
-import { terraformVariablesFile } from './run-variables.js';
+import { terraformVariablesFile, type RunVariables } from './run-variables.js';
 import type { StepOutput } from './step-output.js';
 import { recordGroup } from './leftovers.js';
 import { planView, type PlanChange } from './plan-view.js';
@@ -13,6 +13,8 @@ import { runStepProcess, type StepEnd } from './step-process.js';
 export interface StepPlace {
   inputs: RunInputs;
   flow: FlowStep;
+  /** The step's variables: the ENV ones are in `environment` already, the TERRAFORM ones are written beside the code. */
+  variables: RunVariables;
   /** An empty folder of its own: the repository is checked out into it. */
   directory: string;
   /** The Terraform (or OpenTofu) binary. */
@@ -52,13 +54,14 @@ export async function runStep(place: StepPlace): Promise<StepOutcome> {
   const { output } = place;
   let commit: string | undefined;
   try {
+    for (const note of place.variables.notes) output.write(`${note}\n`);
     commit = await checkoutSource(place);
     const folder = path.join(place.directory, 'source', place.inputs.folder);
     if (!(await stat(folder).catch(() => undefined))?.isDirectory())
       throw new StepFailure(`The repository has no folder ${place.inputs.folder} at ${commit}.`);
     await writeFile(path.join(folder, backendOverride), 'terraform {\n  backend "http" {}\n}\n');
-    if (place.inputs.variables.terraformFile !== '')
-      await writeFile(path.join(folder, terraformVariablesFile), place.inputs.variables.terraformFile, { mode: 0o600 });
+    if (place.variables.terraformFile !== '')
+      await writeFile(path.join(folder, terraformVariablesFile), place.variables.terraformFile, { mode: 0o600 });
     const type = place.flow.type;
     const scripts = (when: 'beforeInit' | 'before' | 'after') =>
       runScripts(
@@ -181,7 +184,7 @@ async function run(place: StepPlace, cwd: string, command: string, args: string[
     command,
     args,
     cwd,
-    env: { ...place.environment, ...place.flow.inputsEnv },
+    env: place.environment,
     output: place.output,
     timeoutMs: place.timeoutMs,
     graceMs: place.graceMs,

@@ -42,6 +42,7 @@ export interface FlowStep {
   team: string | undefined;
   ignoreError: boolean;
   commands: FlowCommand[];
+  /** Scripts that run when the step's Terraform work fails, before the step ends failed. */
   onFailure: FlowCommand[];
   onReject: FlowCommand[];
   templates: FlowSchedule[];

@@ -44,7 +44,6 @@ export interface FlowStep {
   commands: FlowCommand[];
   /** Scripts that run when the step's Terraform work fails, before the step ends failed. */
   onFailure: FlowCommand[];
-  onReject: FlowCommand[];
   templates: FlowSchedule[];
   /**
    * The global variables the step takes, by category, instead of the organization's global
@@ -63,7 +62,7 @@ const maxSteps = 100;
 const maxCommands = 50;
 const maxScriptBytes = 64 * 1024;
 
-// The keys a step may have: FlowStep's, and importCommands (refused with its own reason).
+// The keys a step may have: FlowStep's, and those only accepted empty (refusedFields says why).
 const stepKeys = new Set(
   Object.keys({
     type: true,
@@ -78,9 +77,34 @@ const stepKeys = new Set(
     inputsEnv: true,
     inputsTerraform: true,
     importCommands: true,
-  } satisfies Record<keyof FlowStep | 'importCommands', true>),
+  } satisfies Record<keyof FlowStep | 'importCommands' | 'onReject', true>),
 );
 const commandKeys = new Set(['runtime', 'script', 'priority', 'before', 'after', 'verbose', 'beforeInit']);
+
+/** The step types whose Terraform work can fail and so run `onFailure` (Terrakube's executor: plan, apply, destroy). */
+const terraformWork: readonly string[] = ['terraformPlan', 'terraformPlanDestroy', 'terraformApply', 'terraformDestroy'];
+
+/**
+ * Fields of a step that Stratum would not act on, and why: a template that uses one is refused when
+ * it is saved, and a job of one stored before fails at once, rather than run without what it asks.
+ */
+const refusedFields: readonly { field: string; refused: (type: unknown) => boolean; why: string }[] = [
+  {
+    field: 'importCommands',
+    refused: () => true,
+    why: 'imports its commands from another repository (importCommands), which Stratum does not run',
+  },
+  {
+    field: 'onReject',
+    refused: () => true,
+    why: 'lists onReject scripts, which Stratum does not run: a rejected job ends at once, and nothing runs after it',
+  },
+  {
+    field: 'onFailure',
+    refused: (type) => !terraformWork.includes(String(type)),
+    why: `lists onFailure scripts, which run only when the Terraform work of a ${terraformWork.join(', ')} step fails`,
+  },
+];
 
 class FlowProblem extends Error {}
 
@@ -90,24 +114,54 @@ class FlowProblem extends Error {}
  * cannot run is found here, before anything runs, and the job fails with the reason.
  */
 export function readFlow(tcl: string): FlowReading {
+  const parsed = parseTcl(tcl);
+  if ('problem' in parsed) return parsed;
+  const refused = refusedField(parsed.value);
+  if (refused !== undefined) return { problem: refused };
+  try {
+    return { steps: flowSteps(parsed.value) };
+  } catch (problem) {
+    if (problem instanceof FlowProblem) return { problem: problem.message };
+    throw problem;
+  }
+}
+
+/**
+ * Why a template must not be saved: a step uses a field Stratum would not act on (undefined when
+ * none does). Anything else a flow gets wrong is stored as Terrakube stores it, and fails its jobs.
+ */
+export function refusedFlowField(tcl: string): string | undefined {
+  const parsed = parseTcl(tcl);
+  return 'problem' in parsed ? undefined : refusedField(parsed.value);
+}
+
+function parseTcl(tcl: string): { value: unknown } | { problem: string } {
   const text = decodeBase64(tcl.trim());
   if (text === undefined) return { problem: 'The template is not base64 text (Terrakube clients send its YAML base64-encoded).' };
   const document = parseDocument(text, { uniqueKeys: true });
   const [error] = document.errors;
   if (error !== undefined) return { problem: `The template is not YAML: ${error.message.split('\n')[0] ?? error.code}` };
-  let value: unknown;
   try {
-    value = document.toJS({ maxAliasCount: 0 });
+    return { value: document.toJS({ maxAliasCount: 0 }) };
   } catch {
     // Aliases let a few bytes expand into a very large value; flows never need them.
     return { problem: 'The template uses YAML aliases (*name), which Stratum does not expand.' };
   }
-  try {
-    return { steps: flowSteps(value) };
-  } catch (problem) {
-    if (problem instanceof FlowProblem) return { problem: problem.message };
-    throw problem;
+}
+
+/** The first use of a refused field, said as a problem; an empty list or null uses nothing, as in Terrakube. */
+function refusedField(value: unknown): string | undefined {
+  const flow = isRecord(value) && Array.isArray(value.flow) ? (value.flow as unknown[]) : [];
+  for (const [index, entry] of flow.entries()) {
+    if (!isRecord(entry)) continue;
+    for (const { field, refused, why } of refusedFields) {
+      const used = entry[field];
+      if (used === undefined || used === null || (Array.isArray(used) && used.length === 0) || !refused(entry.type)) continue;
+      const step = typeof entry.step === 'number' ? `Step ${entry.step}` : `Step ${index + 1} of the flow`;
+      return `${step} (${String(entry.type)}) ${why}.`;
+    }
   }
+  return undefined;
 }
 
 /** Standard base64, padded or not; undefined for anything else (Buffer.from would skip bad characters). */
@@ -144,8 +198,6 @@ function flowStep(value: unknown, where: string): FlowStep {
   if (typeof step !== 'number' || !Number.isSafeInteger(step) || step < 0)
     throw new FlowProblem(`${where} (${type}) needs "step", a whole number at least 0 that orders it.`);
   const at = `Step ${step} (${type})`;
-  if (entry.importCommands !== undefined)
-    throw new FlowProblem(`${at} imports its commands from another repository (importCommands), which Stratum does not run.`);
   const name = optionalText(entry.name, `${at}: name`) ?? `Running Step ${step}`;
   const commands = commandList(entry.commands, `${at}: commands`);
   if (type === 'customScripts' && commands.length === 0) throw new FlowProblem(`${at} runs scripts, but lists no commands.`);
@@ -159,7 +211,6 @@ function flowStep(value: unknown, where: string): FlowStep {
     ignoreError: optionalFlag(entry.ignoreError, `${at}: ignoreError`),
     commands,
     onFailure: commandList(entry.onFailure, `${at}: onFailure`),
-    onReject: commandList(entry.onReject, `${at}: onReject`),
     templates,
     inputsEnv: inputs(entry.inputsEnv, `${at}: inputsEnv`),
     inputsTerraform: inputs(entry.inputsTerraform, `${at}: inputsTerraform`),
@@ -211,10 +262,11 @@ function scheduleList(value: unknown, where: string): FlowSchedule[] {
   });
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 function record(value: unknown, where: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new FlowProblem(`${where} must be a mapping of keys to values.`);
-  return value as Record<string, unknown>;
+  if (!isRecord(value)) throw new FlowProblem(`${where} must be a mapping of keys to values.`);
+  return value;
 }
 
 function optionalText(value: unknown, where: string): string | undefined {

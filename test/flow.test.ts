@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readFlow, type FlowReading } from '../src/runs/flow.ts';
+import { readFlow, refusedFlowField, type FlowReading } from '../src/runs/flow.ts';
 
 const encode = (yaml: string) => Buffer.from(yaml).toString('base64');
 const steps = (reading: FlowReading) => {
@@ -78,6 +78,63 @@ describe('template flows', () => {
     );
     assert.deepEqual(plan.inputsEnv, { REGION: 'eu-west-1', COUNT: '3' });
     assert.equal(scripts?.commands[0]?.script, './check.sh');
+  });
+
+  it('reads onFailure scripts, verbose commands, and inputs: absent is none, an empty mapping imports nothing', () => {
+    const [apply, scripts] = steps(
+      readFlow(
+        encode(`flow:
+  - type: terraformApply
+    step: 100
+    onFailure:
+      - script: echo failed
+        verbose: true
+    onReject: []
+    inputsTerraform:
+      region: $REGION
+    inputsEnv: {}
+  - type: customScripts
+    step: 200
+    inputsEnv:
+    commands:
+      - script: "true"
+`),
+      ),
+    );
+    assert.deepEqual(
+      apply?.onFailure.map(({ script, verbose }) => ({ script, verbose })),
+      [{ script: 'echo failed', verbose: true }],
+    );
+    assert.deepEqual([apply.inputsTerraform, apply.inputsEnv], [{ region: '$REGION' }, {}]);
+    assert.deepEqual([scripts?.inputsTerraform, scripts?.inputsEnv], [undefined, undefined]);
+    assert.deepEqual(scripts?.onFailure, []);
+  });
+
+  it('refuses a field Stratum would not act on, naming it, when saved as when run; other problems wait for the run', () => {
+    const refused: [string, RegExp][] = [
+      [
+        'flow:\n  - type: approval\n    step: 150\n    onReject:\n      - script: echo rejected',
+        /^Step 150 \(approval\) lists onReject scripts/,
+      ],
+      ['flow:\n  - type: terraformPlan\n    step: 100\n    onReject: {script: x}', /^Step 100 \(terraformPlan\) lists onReject/],
+      [
+        'flow:\n  - type: customScripts\n    step: 5\n    onFailure:\n      - script: x\n    commands:\n      - script: y',
+        /^Step 5 \(customScripts\) lists onFailure/,
+      ],
+      ['flow:\n  - type: approval\n    onFailure:\n      - script: x', /^Step 1 of the flow \(approval\) lists onFailure/],
+      ['flow:\n  - type: terraformPlan\n    step: 100\n    importCommands:\n      repository: x', /importCommands/],
+    ];
+    for (const [yaml, reason] of refused) {
+      assert.match(refusedFlowField(encode(yaml)) ?? '', reason, yaml);
+      assert.match(problem(readFlow(encode(yaml))), reason, yaml);
+    }
+    for (const tcl of [
+      'not base64!',
+      encode('flow: []'),
+      encode('flow:\n  - type: nothing'),
+      encode('flow:\n  - type: terraformDestroy\n    step: 1\n    onFailure: [{script: x}]'),
+    ])
+      assert.equal(refusedFlowField(tcl), undefined, tcl);
   });
 
   it('refuses, with the reason, what cannot run: the job fails before anything runs', () => {

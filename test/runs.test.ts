@@ -119,6 +119,50 @@ for (const kind of storeKinds) {
       await statusOf(next, 'completed');
     });
 
+    it("runs a step's onFailure scripts when a script before its work, or its work, fails: not after it succeeded, nor when a script after it failed", async () => {
+      const onFailure = [
+        '    onFailure:',
+        '      - script: echo "on-failure-ran with $SECRET_TOKEN"',
+        '        priority: 2',
+        '      - script: echo first-on-failure',
+        '        priority: 1',
+        '        verbose: true',
+      ];
+      const templateOf = (type: string, commands: string[]) =>
+        createTemplate(server(), bench.organization, {
+          tcl: flow([`  - type: "${type}"`, '    step: 100', '    commands:', ...commands, ...onFailure, ''].join('\n')),
+        });
+      const after = await templateOf('terraformApply', ['      - script: echo after-ran', '        after: true', '        verbose: true']);
+      const failingBefore = await templateOf('terraformPlan', ['      - script: exit 4', '        before: true']);
+      const failingAfter = await templateOf('terraformPlan', ['      - script: exit 5', '        after: true']);
+      const logOfJob = async (workspace: string, templateId: string, expected: string) => {
+        const { job, steps } = await statusOf(await startJob(workspace, templateId), expected);
+        return { comments: String(job.attributes.comments), log: await logOf(steps[0]?.attributes.output) };
+      };
+
+      const failedApply = await logOfJob(await workspaceRunning('apply-fails', 'exit 3'), after, 'failed');
+      assert.match(failedApply.comments, /^Step 100 \(Running Step 100\) failed: terraform apply exited with code 1\./);
+      // In priority order, a verbose one shown with its priority before its output; secrets redacted as everywhere.
+      assert.match(
+        failedApply.log,
+        /The step failed: running its onFailure scripts\.\n\n\$ script 1 of 2\n--- priority 1, BASH:\necho first-on-failure\n--- its output:\nfirst-on-failure\n--- end of script 1\n\n\$ script 2 of 2\non-failure-ran with \*\*\*\n/,
+      );
+      assert.doesNotMatch(failedApply.log, /after-ran/);
+
+      const applied = await logOfJob(await workspaceRunning('apply-succeeds', 'echo applied'), after, 'completed');
+      assert.match(applied.log, /--- priority 0, BASH:\necho after-ran\n--- its output:\nafter-ran\n--- end of script 1\n/);
+      assert.doesNotMatch(applied.log, /on-failure-ran|first-on-failure|onFailure scripts/);
+
+      const before = await logOfJob(await workspaceRunning('before-fails', 'echo never'), failingBefore, 'failed');
+      assert.match(before.comments, /script 1 exited with code 4/);
+      assert.match(before.log, /first-on-failure\n[^]*on-failure-ran with \*\*\*/);
+      assert.doesNotMatch(before.log, /\$ terraform plan/);
+
+      const afterFailed = await logOfJob(await workspaceRunning('after-fails', 'echo never'), failingAfter, 'failed');
+      assert.match(afterFailed.comments, /script 1 exited with code 5/);
+      assert.doesNotMatch(afterFailed.log, /on-failure-ran|first-on-failure|onFailure scripts/);
+    });
+
     it('serves a step log only to callers who see the job, and streams it while the step runs, to an end event with its status', async () => {
       const workspace = await workspaceRunning('stream', 'for i in 1 2 3 4 5 6 7 8 9 10; do echo line-$i; sleep 0.3; done');
       const planAndApply = await templateNamed('Plan and apply');

@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { it } from 'node:test';
 import { adminGroup, createOrganization, createTemplate, describeEachStore, resourceDocument, type Response } from './harness.ts';
+import { errors as graphqlErrors, literal } from './graphql-helpers.ts';
 
 const jsonApi = 'application/vnd.api+json';
+const atomicType = 'application/vnd.api+json;ext="https://jsonapi.org/ext/atomic"';
 const timestamp = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** The names of the templates every new organization starts with. */
@@ -701,6 +703,75 @@ describeEachStore('templates', (context) => {
     ]);
     for (const error of errors) assert.equal(error.status, '422');
     await assertOnlyDefaults(organizationId);
+  });
+
+  // --- Flows Stratum would not run ---
+
+  it('a flow using a field Stratum does not run is 422 at tcl naming it, through every door; an empty one, or a flow wrong otherwise, is stored', async () => {
+    const organizationId = await createOrganization(context.server);
+    const refused: [string, RegExp][] = [
+      [
+        `${flowText}  - type: "approval"\n    step: 150\n    onReject:\n      - script: echo rejected\n`,
+        /^Step 150 \(approval\) lists onReject scripts, which Stratum does not run/,
+      ],
+      [
+        'flow:\n  - type: customScripts\n    step: 1\n    commands:\n      - script: "true"\n    onFailure:\n      - script: echo failed\n',
+        /^Step 1 \(customScripts\) lists onFailure scripts, which run only when the Terraform work of a terraformPlan/,
+      ],
+    ];
+    const stored = await createTemplate(context.server, organizationId, { tcl: validTcl });
+    const before = await readTemplate(organizationId, stored);
+    for (const [yaml, reason] of refused) {
+      const tcl = base64(yaml);
+      const created = assertError(await post(organizationId, templateDocument({ name: 'refused', tcl })), 422, {
+        code: 'invalid_value',
+        pointer: '/data/attributes/tcl',
+      });
+      assert.match(created[0]?.detail ?? '', reason);
+      const updated = assertError(
+        await context.server.patch(templatePath(organizationId, stored), templateDocument({ tcl }, { id: stored })),
+        422,
+        {
+          code: 'invalid_value',
+          pointer: '/data/attributes/tcl',
+        },
+      );
+      assert.match(updated[0]?.detail ?? '', reason);
+      const [mutation] = await graphqlErrors(
+        context.server,
+        `mutation { organization(ids: [${literal(organizationId)}]) { edges { node { template(op: UPSERT, data: {name: "refused", tcl: ${literal(tcl)}}) { edges { node { id } } } } } } }`,
+      );
+      assert.deepEqual(mutation?.extensions, { code: 'invalid_value', status: 422, field: 'tcl' });
+      assert.match(mutation.message, reason);
+      const batch = await context.server.request('POST', '/api/v1/operations', {
+        body: {
+          'atomic:operations': [
+            {
+              op: 'add',
+              href: `/organization/${organizationId}/template`,
+              data: { type: 'template', attributes: { name: 'refused', tcl } },
+            },
+          ],
+        },
+        headers: { 'content-type': atomicType, accept: atomicType },
+      });
+      const inBatch = assertError(batch, 422, { code: 'invalid_value', pointer: '/atomic:operations/0/data/attributes/tcl' });
+      assert.match(inBatch[0]?.detail ?? '', reason);
+    }
+    await assertTemplateNames(organizationId, [String(before.attributes.name)]);
+    assert.deepEqual(await readTemplate(organizationId, stored), before);
+
+    // What runs, what does nothing, and what fails its jobs rather than its save (as Terrakube stores it).
+    const accepted = [
+      'flow:\n  - type: terraformApply\n    step: 1\n    onFailure:\n      - script: echo failed\n',
+      'flow:\n  - type: approval\n    step: 1\n    onReject: []\n',
+      'flow: []\n',
+      'not base64!',
+    ];
+    for (const tcl of accepted) {
+      const response = await post(organizationId, templateDocument({ name: 'accepted', tcl: tcl === 'not base64!' ? tcl : base64(tcl) }));
+      assert.equal(response.status, 201, response.text);
+    }
   });
 
   // --- Names and authorization ---

@@ -42,11 +42,16 @@ export interface FlowStep {
   team: string | undefined;
   ignoreError: boolean;
   commands: FlowCommand[];
+  /** Scripts that run when the step's Terraform work fails, before the step ends failed. */
   onFailure: FlowCommand[];
-  onReject: FlowCommand[];
   templates: FlowSchedule[];
-  inputsEnv: Record<string, string>;
-  inputsTerraform: Record<string, string>;
+  /**
+   * The global variables the step takes, by category, instead of the organization's global
+   * variables and the workspace's collections: each entry names a variable of the step and the
+   * global variable (`$NAME`) it takes the value of. Undefined when the step does not say.
+   */
+  inputsEnv: Record<string, string> | undefined;
+  inputsTerraform: Record<string, string> | undefined;
 }
 
 /** A flow read from a template, its steps in the order they run; or why it cannot run. */
@@ -57,7 +62,7 @@ const maxSteps = 100;
 const maxCommands = 50;
 const maxScriptBytes = 64 * 1024;
 
-// The keys a step may have: FlowStep's, and importCommands (refused with its own reason).
+// The keys a step may have: FlowStep's, and those only accepted empty (refusedFields says why).
 const stepKeys = new Set(
   Object.keys({
     type: true,
@@ -72,9 +77,34 @@ const stepKeys = new Set(
     inputsEnv: true,
     inputsTerraform: true,
     importCommands: true,
-  } satisfies Record<keyof FlowStep | 'importCommands', true>),
+  } satisfies Record<keyof FlowStep | 'importCommands' | 'onReject', true>),
 );
 const commandKeys = new Set(['runtime', 'script', 'priority', 'before', 'after', 'verbose', 'beforeInit']);
+
+/** The step types whose Terraform work can fail and so run `onFailure` (Terrakube's executor: plan, apply, destroy). */
+const terraformWork: readonly string[] = ['terraformPlan', 'terraformPlanDestroy', 'terraformApply', 'terraformDestroy'];
+
+/**
+ * Fields of a step that Stratum would not act on, and why: a template that uses one is refused when
+ * it is saved, and a job of one stored before fails at once, rather than run without what it asks.
+ */
+const refusedFields: readonly { field: string; refused: (type: unknown) => boolean; why: string }[] = [
+  {
+    field: 'importCommands',
+    refused: () => true,
+    why: 'imports its commands from another repository (importCommands), which Stratum does not run',
+  },
+  {
+    field: 'onReject',
+    refused: () => true,
+    why: 'lists onReject scripts, which Stratum does not run: a rejected job ends at once, and nothing runs after it',
+  },
+  {
+    field: 'onFailure',
+    refused: (type) => !terraformWork.includes(String(type)),
+    why: `lists onFailure scripts, which run only when the Terraform work of a ${terraformWork.join(', ')} step fails`,
+  },
+];
 
 class FlowProblem extends Error {}
 
@@ -84,24 +114,54 @@ class FlowProblem extends Error {}
  * cannot run is found here, before anything runs, and the job fails with the reason.
  */
 export function readFlow(tcl: string): FlowReading {
+  const parsed = parseTcl(tcl);
+  if ('problem' in parsed) return parsed;
+  const refused = refusedField(parsed.value);
+  if (refused !== undefined) return { problem: refused };
+  try {
+    return { steps: flowSteps(parsed.value) };
+  } catch (problem) {
+    if (problem instanceof FlowProblem) return { problem: problem.message };
+    throw problem;
+  }
+}
+
+/**
+ * Why a template must not be saved: a step uses a field Stratum would not act on (undefined when
+ * none does). Anything else a flow gets wrong is stored as Terrakube stores it, and fails its jobs.
+ */
+export function refusedFlowField(tcl: string): string | undefined {
+  const parsed = parseTcl(tcl);
+  return 'problem' in parsed ? undefined : refusedField(parsed.value);
+}
+
+function parseTcl(tcl: string): { value: unknown } | { problem: string } {
   const text = decodeBase64(tcl.trim());
   if (text === undefined) return { problem: 'The template is not base64 text (Terrakube clients send its YAML base64-encoded).' };
   const document = parseDocument(text, { uniqueKeys: true });
   const [error] = document.errors;
   if (error !== undefined) return { problem: `The template is not YAML: ${error.message.split('\n')[0] ?? error.code}` };
-  let value: unknown;
   try {
-    value = document.toJS({ maxAliasCount: 0 });
+    return { value: document.toJS({ maxAliasCount: 0 }) };
   } catch {
     // Aliases let a few bytes expand into a very large value; flows never need them.
     return { problem: 'The template uses YAML aliases (*name), which Stratum does not expand.' };
   }
-  try {
-    return { steps: flowSteps(value) };
-  } catch (problem) {
-    if (problem instanceof FlowProblem) return { problem: problem.message };
-    throw problem;
+}
+
+/** The first use of a refused field, said as a problem; an empty list or null uses nothing, as in Terrakube. */
+function refusedField(value: unknown): string | undefined {
+  const flow = isRecord(value) && Array.isArray(value.flow) ? (value.flow as unknown[]) : [];
+  for (const [index, entry] of flow.entries()) {
+    if (!isRecord(entry)) continue;
+    for (const { field, refused, why } of refusedFields) {
+      const used = entry[field];
+      if (used === undefined || used === null || (Array.isArray(used) && used.length === 0) || !refused(entry.type)) continue;
+      const step = typeof entry.step === 'number' ? `Step ${entry.step}` : `Step ${index + 1} of the flow`;
+      return `${step} (${String(entry.type)}) ${why}.`;
+    }
   }
+  return undefined;
 }
 
 /** Standard base64, padded or not; undefined for anything else (Buffer.from would skip bad characters). */
@@ -138,8 +198,6 @@ function flowStep(value: unknown, where: string): FlowStep {
   if (typeof step !== 'number' || !Number.isSafeInteger(step) || step < 0)
     throw new FlowProblem(`${where} (${type}) needs "step", a whole number at least 0 that orders it.`);
   const at = `Step ${step} (${type})`;
-  if (entry.importCommands !== undefined)
-    throw new FlowProblem(`${at} imports its commands from another repository (importCommands), which Stratum does not run.`);
   const name = optionalText(entry.name, `${at}: name`) ?? `Running Step ${step}`;
   const commands = commandList(entry.commands, `${at}: commands`);
   if (type === 'customScripts' && commands.length === 0) throw new FlowProblem(`${at} runs scripts, but lists no commands.`);
@@ -153,10 +211,9 @@ function flowStep(value: unknown, where: string): FlowStep {
     ignoreError: optionalFlag(entry.ignoreError, `${at}: ignoreError`),
     commands,
     onFailure: commandList(entry.onFailure, `${at}: onFailure`),
-    onReject: commandList(entry.onReject, `${at}: onReject`),
     templates,
-    inputsEnv: textMap(entry.inputsEnv, `${at}: inputsEnv`),
-    inputsTerraform: textMap(entry.inputsTerraform, `${at}: inputsTerraform`),
+    inputsEnv: inputs(entry.inputsEnv, `${at}: inputsEnv`),
+    inputsTerraform: inputs(entry.inputsTerraform, `${at}: inputsTerraform`),
   };
 }
 
@@ -205,10 +262,11 @@ function scheduleList(value: unknown, where: string): FlowSchedule[] {
   });
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 function record(value: unknown, where: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new FlowProblem(`${where} must be a mapping of keys to values.`);
-  return value as Record<string, unknown>;
+  if (!isRecord(value)) throw new FlowProblem(`${where} must be a mapping of keys to values.`);
+  return value;
 }
 
 function optionalText(value: unknown, where: string): string | undefined {
@@ -223,9 +281,12 @@ function optionalFlag(value: unknown, where: string): boolean {
   return value;
 }
 
-/** Inputs are names and texts; YAML numbers and booleans are given as the text they were written as. */
-function textMap(value: unknown, where: string): Record<string, string> {
-  if (value === undefined || value === null) return {};
+/**
+ * Inputs name global variables, as texts; YAML numbers and booleans are read as the text they were
+ * written as. An empty mapping is kept: it says to take no global variable and no collection.
+ */
+function inputs(value: unknown, where: string): Record<string, string> | undefined {
+  if (value === undefined || value === null) return undefined;
   const entries = Object.entries(record(value, where));
   return Object.fromEntries(
     entries.map(([key, item]) => {

@@ -92,7 +92,7 @@ export async function runJob(parts: JobRunParts, report: RunReport, job: Row, ca
   let planChanges: boolean | undefined;
   let interrupted: string | undefined;
   const remaining = inputs.steps.filter(({ record }) => !['completed', 'notExecuted'].includes(String(record.status)));
-  for (const [index, { flow, record }] of remaining.entries()) {
+  for (const [index, { flow, record, variables }] of remaining.entries()) {
     const stepId = String(record.id);
     const step: StepFacts = { step: flow.step, name: flow.name, type: flow.type };
     const setStep = (values: Record<string, string>) => queue.set(job, parts.records.step, stepId, values);
@@ -138,11 +138,11 @@ export async function runJob(parts: JobRunParts, report: RunReport, job: Row, ca
     });
     // A credential per step, living as long as the step may: a job's steps together may run longer than one credential.
     const credential = await parts.stateCredential(inputs);
-    const environment = runEnvironment(parts.settings, inputs, binary, credential);
-    const secrets = [...inputs.variables.secrets, credential, ...credentialSecrets(inputs)];
+    const environment = runEnvironment(parts.settings, inputs, variables.environment, binary, credential);
+    const secrets = [...inputs.secrets, credential, ...credentialSecrets(inputs)];
     report.stepStarted(facts, step);
     const started = Date.now();
-    const outcome = await runLoggedStep(parts, { inputs, flow, binary, environment, secrets, stepId, jobId, executor, cancel });
+    const outcome = await runLoggedStep(parts, { inputs, flow, variables, binary, environment, secrets, stepId, jobId, executor, cancel });
     report.stepEnded(facts, step, outcome.kind, Date.now() - started, outcome.kind === 'failed' ? outcome.exitCode : undefined);
     // A client's cancel has marked the job's unfinished steps cancelled already; a stop of the executor has not.
     if (outcome.kind === 'cancelled') {
@@ -196,6 +196,7 @@ export async function runJob(parts: JobRunParts, report: RunReport, job: Row, ca
 interface LoggedStep {
   inputs: RunInputs;
   flow: RunInputs['steps'][number]['flow'];
+  variables: RunInputs['steps'][number]['variables'];
   binary: string;
   environment: Record<string, string>;
   secrets: string[];
@@ -237,6 +238,7 @@ async function runLoggedStep(parts: JobRunParts, step: LoggedStep): Promise<Step
     outcome = await runStep({
       inputs: step.inputs,
       flow: step.flow,
+      variables: step.variables,
       directory,
       binary: step.binary,
       environment: step.environment,
@@ -282,10 +284,16 @@ async function keepErroredState(parts: JobRunParts, note: StepNote, directory: s
 }
 
 /** The whole environment of a run's processes: nothing of the service's own, but what a run needs. */
-function runEnvironment(settings: RunSettings, inputs: RunInputs, binary: string, credential: string): Record<string, string> {
+function runEnvironment(
+  settings: RunSettings,
+  inputs: RunInputs,
+  variables: Record<string, string>,
+  binary: string,
+  credential: string,
+): Record<string, string> {
   const workspace = `${settings.apiUrl}/tfstate/v1/organization/${inputs.organizationId}/workspace/${inputs.workspaceId}`;
   return {
-    ...inputs.variables.environment,
+    ...variables,
     PATH: `${path.dirname(binary)}:/usr/local/bin:/usr/bin:/bin`,
     HOME: settings.directory,
     TF_IN_AUTOMATION: '1',

@@ -4,7 +4,7 @@ import type { GitRemote } from '../git/index.js';
 import { isTrue, storedList, type Row } from '../model/index.js';
 import { remoteOf } from '../resources/module-versions.js';
 import { readFlow, type FlowStep } from './flow.js';
-import { assembleVariables, type RunVariable, type RunVariables } from './run-variables.js';
+import { assembleVariables, type RunVariable, type RunVariables, type VariableLayers } from './run-variables.js';
 import type { ToolKind } from './tool-binaries.js';
 
 /** Everything a job's steps run with, read once when the executor takes the job. */
@@ -12,15 +12,16 @@ export interface RunInputs {
   jobId: string;
   organizationId: string;
   workspaceId: string;
-  /** The flow's steps with their step records, in the order they run. */
-  steps: { flow: FlowStep; record: Row }[];
+  /** The flow's steps with their step records and variables (a step's inputs choose its own), in the order they run. */
+  steps: { flow: FlowStep; record: Row; variables: RunVariables }[];
   remote: GitRemote;
   /** The branch the job runs (its override, or the workspace's), or the commit an earlier step of it ran. */
   ref: string;
   /** The folder of the repository Terraform runs in, relative and inside it. */
   folder: string;
   tool: { kind: ToolKind; version: string };
-  variables: RunVariables;
+  /** Every sensitive value of the run's variables, whichever step takes it. */
+  secrets: string[];
   targets: string[];
   replaces: string[];
   refresh: boolean;
@@ -47,7 +48,7 @@ export async function runInputs(source: RunSource): Promise<RunInputs> {
   const reading = readFlow(String(template.tcl));
   if ('problem' in reading) throw new RunProblem(reading.problem);
   const records = new Map(source.steps.map((step) => [Number(step.step_number), step]));
-  const steps = reading.steps.map((flow) => {
+  const flowSteps = reading.steps.map((flow) => {
     const record = records.get(flow.step);
     if (record === undefined) throw new RunProblem(`The template changed since the job was created: its step ${flow.step} is new.`);
     return { flow, record };
@@ -61,7 +62,7 @@ export async function runInputs(source: RunSource): Promise<RunInputs> {
   if (folder.split('/').includes('..')) throw new RunProblem(`The workspace's folder ${String(workspace.folder)} leaves the repository.`);
   const commit = typeof job.commit_id === 'string' && job.commit_id !== '' ? job.commit_id : undefined;
   const branch = typeof job.override_branch === 'string' && job.override_branch.trim() !== '' ? job.override_branch : workspace.branch;
-  const variables = await assembleVariables({
+  const layers: VariableLayers = {
     globals: source.globals.map(toVariable),
     collections: source.collections.map(({ collection, items }) => ({
       name: String(collection.name),
@@ -69,8 +70,16 @@ export async function runInputs(source: RunSource): Promise<RunInputs> {
       items: items.map(toVariable),
     })),
     workspace: source.variables.map(toVariable),
-  });
-  if (variables.problems.length > 0) throw new RunProblem(variables.problems.join(' '));
+  };
+  // Every step's variables before anything runs: a problem in a later step's stops the job at once.
+  const common = await assembleVariables(layers);
+  const steps = [];
+  for (const { flow, record } of flowSteps) {
+    const { inputsTerraform: TERRAFORM, inputsEnv: ENV } = flow;
+    const variables = TERRAFORM === undefined && ENV === undefined ? common : await assembleVariables(layers, { TERRAFORM, ENV });
+    if (variables.problems.length > 0) throw new RunProblem(variables.problems.join(' '));
+    steps.push({ flow, record, variables });
+  }
   return {
     jobId: String(job.id),
     organizationId: String(job.organization_id),
@@ -80,7 +89,7 @@ export async function runInputs(source: RunSource): Promise<RunInputs> {
     ref: commit ?? (typeof branch === 'string' && branch !== '' ? branch : 'main'),
     folder,
     tool: { kind: workspace.iac_type === 'tofu' ? 'tofu' : 'terraform', version },
-    variables,
+    secrets: common.secrets,
     targets: textList(job.target_addrs),
     replaces: textList(job.replace_addrs),
     refresh: isTrue(job.refresh),

@@ -1,3 +1,4 @@
+import { environmentKey } from '../resources/key-value.js';
 import { parseHcl } from '../terraform/hcl.js';
 
 /** A variable as a run receives it: a global variable, a collection's item or a workspace's variable. */
@@ -9,13 +10,19 @@ export interface RunVariable {
   sensitive: boolean;
 }
 
-/** Where a run's variables come from, each later layer winning a key over the earlier ones. */
+/** Where a run's variables come from (README, "How variables combine", says which wins). */
 export interface VariableLayers {
   globals: readonly RunVariable[];
   /** The collections the workspace references; a higher priority wins, then the earlier name. */
   collections: readonly { name: string; priority: number; items: readonly RunVariable[] }[];
   workspace: readonly RunVariable[];
 }
+
+/**
+ * A step's `inputsTerraform` and `inputsEnv`: for a category it names, the step takes these global
+ * variables under these keys (`key: $GLOBAL`) in place of every global variable and collection.
+ */
+export type StepImports = Partial<Record<RunVariable['category'], Readonly<Record<string, string>>>>;
 
 export interface RunVariables {
   /** ENV variables, for every process of the run. */
@@ -26,6 +33,8 @@ export interface RunVariables {
   secrets: string[];
   /** Why the run cannot start, in words for the job's record; empty when it can. */
   problems: string[];
+  /** What a step's log says first: the global variables its inputs name that do not exist. */
+  notes: string[];
 }
 
 /** The name of the file the TERRAFORM variables are written to, in the folder Terraform runs in. */
@@ -39,18 +48,36 @@ export function hclString(text: string): string {
 }
 
 /**
- * A run's variables, as the issue orders them: the organization's global variables, then the
- * workspace's collections from the lowest priority to the highest, then the workspace's own. A
- * sensitive value wherever it comes from is a secret of the run, even when a later layer replaces it
- * (it may still be printed by something that read it). An HCL value must parse as one.
+ * A run's variables as Terrakube's job engine assembles them, each category on its own: the
+ * workspace's own variables; then, for keys it does not set, the organization's global variables;
+ * then the items of the workspace's collections, from the highest priority to the lowest (equal
+ * priorities: by name). A category the step imports takes the named global variables in place of
+ * the last two. A sensitive value wherever it comes from is a secret of the run, even one another
+ * layer replaced or the step did not import (it may still be printed by something that read it).
+ * An HCL value must parse as one.
  */
-export async function assembleVariables(layers: VariableLayers): Promise<RunVariables> {
-  const collections = [...layers.collections].sort((a, b) => a.priority - b.priority || b.name.localeCompare(a.name));
-  const ordered = [...layers.globals, ...collections.flatMap((collection) => collection.items), ...layers.workspace];
+export async function assembleVariables(layers: VariableLayers, imports: StepImports = {}): Promise<RunVariables> {
+  const collections = [...layers.collections].sort((a, b) => b.priority - a.priority || a.name.localeCompare(b.name));
+  const notes: string[] = [];
+  const shared = (category: RunVariable['category']): RunVariable[] => {
+    const named = imports[category];
+    if (named === undefined)
+      return [...layers.globals, ...collections.flatMap((collection) => collection.items)].filter((v) => v.category === category);
+    return Object.entries(named).flatMap(([key, reference]) => {
+      // Terrakube reads `$NAME` and `NAME` alike: every `$` is dropped.
+      const name = reference.replaceAll('$', '');
+      const global = layers.globals.find((variable) => variable.category === category && variable.key === name);
+      if (global === undefined) notes.push(`${key} is not set: the organization has no ${category} global variable ${name}.`);
+      return global === undefined ? [] : [{ ...global, key }];
+    });
+  };
   const winners = new Map<string, RunVariable>();
+  for (const variable of [...layers.workspace, ...shared('TERRAFORM'), ...shared('ENV')]) {
+    const key = `${variable.category}:${variable.key}`;
+    if (!winners.has(key)) winners.set(key, variable);
+  }
   const secrets = new Set<string>();
-  for (const variable of ordered) {
-    winners.set(`${variable.category}:${variable.key}`, variable);
+  for (const variable of [...layers.globals, ...layers.collections.flatMap((collection) => collection.items), ...layers.workspace]) {
     if (variable.sensitive && variable.value !== '') secrets.add(variable.value);
   }
   const problems: string[] = [];
@@ -61,7 +88,9 @@ export async function assembleVariables(layers: VariableLayers): Promise<RunVari
   const lines: string[] = [];
   for (const variable of winners.values()) {
     if (variable.category === 'ENV') {
-      environment[variable.key] = variable.value;
+      // Stored keys are checked when saved; a step's inputs name theirs in the template.
+      if (environmentKey.test(variable.key)) environment[variable.key] = variable.value;
+      else problems.push(`The environment variable ${JSON.stringify(variable.key)} is not a name an environment variable may have.`);
       continue;
     }
     if (!terraformKey.test(variable.key)) {
@@ -81,5 +110,5 @@ export async function assembleVariables(layers: VariableLayers): Promise<RunVari
     if (problem === undefined) lines.push(line);
     else problems.push(`The HCL value of the Terraform variable ${variable.key} ${problem}.`);
   }
-  return { environment, terraformFile: lines.length === 0 ? '' : `${lines.join('\n')}\n`, secrets: [...secrets], problems };
+  return { environment, terraformFile: lines.length === 0 ? '' : `${lines.join('\n')}\n`, secrets: [...secrets], problems, notes };
 }

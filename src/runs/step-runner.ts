@@ -3,7 +3,7 @@ import path from 'node:path';
 import { checkout, GitFailure } from '../git/index.js';
 import type { FlowCommand, FlowStep } from './flow.js';
 import type { RunInputs } from './run-inputs.js';
-import { terraformVariablesFile } from './run-variables.js';
+import { terraformVariablesFile, type RunVariables } from './run-variables.js';
 import type { StepOutput } from './step-output.js';
 import { recordGroup } from './step-folders.js';
 import { planView, type PlanChange } from './plan-view.js';
@@ -13,6 +13,8 @@ import { runStepProcess, type StepEnd } from './step-process.js';
 export interface StepPlace {
   inputs: RunInputs;
   flow: FlowStep;
+  /** The step's variables: the ENV ones are in `environment` already, the TERRAFORM ones are written beside the code. */
+  variables: RunVariables;
   /** An empty folder of its own: the repository is checked out into it. */
   directory: string;
   /** The Terraform (or OpenTofu) binary. */
@@ -60,13 +62,14 @@ export async function runStep(place: StepPlace): Promise<StepOutcome> {
   const { output } = place;
   let commit: string | undefined;
   try {
+    for (const note of place.variables.notes) output.write(`${note}\n`);
     commit = await checkoutSource(place);
     const folder = path.join(place.directory, 'source', place.inputs.folder);
     if (!(await stat(folder).catch(() => undefined))?.isDirectory())
       throw new StepFailure(`The repository has no folder ${place.inputs.folder} at ${commit}.`);
     await writeFile(path.join(folder, backendOverride), 'terraform {\n  backend "http" {}\n}\n');
-    if (place.inputs.variables.terraformFile !== '')
-      await writeFile(path.join(folder, terraformVariablesFile), place.inputs.variables.terraformFile, { mode: 0o600 });
+    if (place.variables.terraformFile !== '')
+      await writeFile(path.join(folder, terraformVariablesFile), place.variables.terraformFile, { mode: 0o600 });
     const type = place.flow.type;
     const scripts = (when: 'beforeInit' | 'before' | 'after') =>
       runScripts(
@@ -78,25 +81,30 @@ export async function runStep(place: StepPlace): Promise<StepOutcome> {
       await runScripts(place, folder, place.flow.commands);
       return { kind: 'completed', commit };
     }
-    await scripts('beforeInit');
-    await tool(place, folder, ['init', '-input=false', '-no-color']);
-    await scripts('before');
     let planChanges: boolean | undefined;
     let view: PlanChange[] | undefined;
-    if (type === 'terraformPlan' || type === 'terraformPlanDestroy') {
-      const code = await tool(place, folder, planArguments(place, type === 'terraformPlanDestroy'), [0, 2]);
-      planChanges = code === 2;
-      await place.plans.save(await readFile(path.join(folder, planFile)));
-      view = await showPlan(place, folder);
-    } else if (type === 'terraformApply') {
-      const plan = await place.plans.read();
-      if (plan === undefined) await tool(place, folder, ['apply', '-input=false', '-no-color', '-auto-approve', ...targets(place)]);
-      else {
-        await writeFile(path.join(folder, planFile), plan, { mode: 0o600 });
-        await tool(place, folder, ['apply', '-input=false', '-no-color', planFile]);
+    try {
+      await scripts('beforeInit');
+      await tool(place, folder, ['init', '-input=false', '-no-color']);
+      await scripts('before');
+      if (type === 'terraformPlan' || type === 'terraformPlanDestroy') {
+        const code = await tool(place, folder, planArguments(place, type === 'terraformPlanDestroy'), [0, 2]);
+        planChanges = code === 2;
+        await place.plans.save(await readFile(path.join(folder, planFile)));
+        view = await showPlan(place, folder);
+      } else if (type === 'terraformApply') {
+        const plan = await place.plans.read();
+        if (plan === undefined) await tool(place, folder, ['apply', '-input=false', '-no-color', '-auto-approve', ...targets(place)]);
+        else {
+          await writeFile(path.join(folder, planFile), plan, { mode: 0o600 });
+          await tool(place, folder, ['apply', '-input=false', '-no-color', planFile]);
+        }
+      } else if (type === 'terraformDestroy') {
+        await tool(place, folder, ['destroy', '-input=false', '-no-color', '-auto-approve', ...targets(place)]);
       }
-    } else if (type === 'terraformDestroy') {
-      await tool(place, folder, ['destroy', '-input=false', '-no-color', '-auto-approve', ...targets(place)]);
+    } catch (error) {
+      if (error instanceof StepFailure) await runFailureScripts(place, folder);
+      throw error;
     }
     await scripts('after');
     return {
@@ -178,13 +186,35 @@ async function showPlan(place: StepPlace, folder: string): Promise<PlanChange[] 
   return view;
 }
 
-/** A flow's BASH scripts, in priority order, each in the folder Terraform runs in. */
+/**
+ * A flow's BASH scripts, in priority order, each in the folder Terraform runs in. A `verbose` one
+ * is shown in the log before it runs, with its priority, and its end marked, as Terrakube does.
+ */
 async function runScripts(place: StepPlace, folder: string, commands: FlowCommand[]): Promise<void> {
   const ordered = [...commands].sort((a, b) => a.priority - b.priority);
   for (const [index, command] of ordered.entries()) {
     place.output.write(`\n$ script ${index + 1} of ${ordered.length}\n`);
+    if (command.verbose)
+      place.output.write(`--- priority ${command.priority}, ${command.runtime}:\n${command.script.replace(/\n?$/, '\n')}--- its output:\n`);
     const end = await run(place, folder, '/bin/bash', ['-c', command.script]);
+    if (command.verbose) place.output.write(`--- end of script ${index + 1}\n`);
     if (end.kind !== 'exited' || end.code !== 0) throw stepEnded(end, `script ${index + 1}`);
+  }
+}
+
+/**
+ * The step's `onFailure` scripts, run as Terrakube's executor runs them: when a script before the
+ * work, `init` or the work itself failed (not a script after it), in the same folder. The step
+ * fails all the same; a failing one ends them, and the log says so.
+ */
+async function runFailureScripts(place: StepPlace, folder: string): Promise<void> {
+  if (place.flow.onFailure.length === 0) return;
+  place.output.write(`\nThe step failed: running its onFailure scripts.\n`);
+  try {
+    await runScripts(place, folder, place.flow.onFailure);
+  } catch (error) {
+    if (!(error instanceof StepFailure)) throw error;
+    place.output.write(`\nonFailure: ${error.message}\n`);
   }
 }
 
@@ -195,7 +225,7 @@ async function run(place: StepPlace, cwd: string, command: string, args: string[
     command,
     args,
     cwd,
-    env: { ...place.environment, ...place.flow.inputsEnv },
+    env: place.environment,
     output: place.output,
     timeoutMs: place.timeoutMs,
     graceMs: place.graceMs,

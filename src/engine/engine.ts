@@ -13,6 +13,7 @@ import { ResponseMemory } from './response-memory.js';
 import { buildShape } from './shaped-queries.js';
 import type { Announcement, EngineParts, Scope } from './scope.js';
 import { JobQueue, type RunRecords } from './job-queue.js';
+import { RunOverview } from './run-overview.js';
 import { RunReads } from './run-reads.js';
 import { ScheduleFires, type NextFire } from './schedule-fires.js';
 import { openedRecord } from './seal.js';
@@ -79,12 +80,18 @@ export class Engine {
 
   /**
    * The executor's access, as the service itself: the queue it takes jobs from and moves them
-   * through, what a run reads (its inputs with secrets opened) and writes beside the records, and
-   * the schedules that make jobs (`next` reads their cron expressions).
+   * through, what a run reads (its inputs with secrets opened) and writes beside the records, the
+   * schedules that make jobs (`next` reads their cron expressions), and the overview of who runs
+   * and what waits.
    */
-  runs(records: RunRecords, next: NextFire): { queue: JobQueue; reads: RunReads; schedules: ScheduleFires } {
+  runs(records: RunRecords, next: NextFire): { queue: JobQueue; reads: RunReads; schedules: ScheduleFires; overview: RunOverview } {
     const scope = this.serviceScope();
-    return { queue: new JobQueue(scope, records), reads: new RunReads(scope, records), schedules: new ScheduleFires(scope, records, next) };
+    return {
+      queue: new JobQueue(scope, records),
+      reads: new RunReads(scope, records),
+      schedules: new ScheduleFires(scope, records, next),
+      overview: new RunOverview(scope, records),
+    };
   }
 
   /** The service itself as the caller: it sees every record. */

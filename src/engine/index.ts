@@ -19,6 +19,7 @@ export type { Announcement } from './scope.js';
 export type { StateAccess, StatePlace } from './state-access.js';
 export { LockHeld, type StateLock } from './state-lock.js';
 export type { StoredState, WorkspaceState } from './state.js';
-export type { JobMove, JobQueue, QueueOverview, RunRecords } from './job-queue.js';
+export type { JobMove, JobQueue, RunRecords } from './job-queue.js';
+export type { QueueOverview, RunOverview } from './run-overview.js';
 export { toolVersionsInUse, type RunReads, type RunSource, type StepLog } from './run-reads.js';
 export type { Fired, NextFire, ScheduleFires } from './schedule-fires.js';

@@ -1,6 +1,7 @@
 import { ApiError } from '../errors.js';
 import type { AttributeValues, ResourceDeclaration, Row, WriteContext } from '../model/index.js';
 import { inTransaction, type Scope } from './scope.js';
+import { finishLogs } from './run-reads.js';
 import { jobHolder, releaseLockOf } from './state-lock.js';
 import { writeContext } from './write.js';
 
@@ -20,22 +21,9 @@ export interface RunRecords {
 }
 
 /** Statuses of a job that has not finished: a later job of its workspace waits behind it, as in Terrakube. */
-const unfinishedStatuses: readonly string[] = ['pending', 'queue', 'running', 'waitingApproval', 'approved'];
+export const unfinishedStatuses: readonly string[] = ['pending', 'queue', 'running', 'waitingApproval', 'approved'];
 /** Which job holds each workspace, the executor running it (none while it waits for an approval), and its lease. */
 const runTable = 'workspace_run';
-/** The executors running now, and when each was last seen. */
-const executorTable = 'executor_seen';
-
-/** What the queue looks like across every executor of the store: what an operator alerts on. */
-export interface QueueOverview {
-  /** Unfinished jobs by status (pending, queue, running, waitingApproval, approved). */
-  jobs: Record<string, number>;
-  /** How long the oldest pending job has waited, in seconds; 0 when none waits. */
-  oldestPendingSeconds: number;
-  /** Executors seen within the last `aliveMs`. */
-  executorsAlive: number;
-}
-
 /** A change an executor makes to a job it holds. */
 export interface JobMove {
   to: string;
@@ -248,57 +236,14 @@ export class JobQueue {
           .where('status', '=', 'running')
           .execute();
         for (const step of steps) await context.set(this.records.step, String(step.id), { status: 'failed' });
+        // Their logs end here: a reader of their stream gets the end, not a wait for lines that never come.
+        await finishLogs(tx.db, steps.map((step) => String(step.id)));
         await this.ended(tx, job);
         return true;
       });
       if (recovered) ended.push({ jobId: String(run.job_id), executor });
     }
     return ended;
-  }
-
-  /** Notes that `executor` runs (at most `runs` jobs at once), now; old notes of executors long gone are removed. */
-  async seen(executor: string, runs: number, startedAt: string): Promise<void> {
-    const now = new Date().toISOString();
-    await this.scope.db
-      .insertInto(executorTable)
-      .values({ id: executor, runs, started_date: startedAt, seen_date: now })
-      .onConflict((conflict) => conflict.column('id').doUpdateSet({ seen_date: now }))
-      .execute();
-    const longAgo = new Date(Date.now() - 24 * 3600_000).toISOString();
-    await this.scope.db.deleteFrom(executorTable).where('seen_date', '<', longAgo).execute();
-  }
-
-  /** Removes an executor that stops from those running. */
-  async left(executor: string): Promise<void> {
-    await this.scope.db.deleteFrom(executorTable).where('id', '=', executor).execute();
-  }
-
-  /** Unfinished jobs by status, the oldest pending one's wait, and the executors seen within `aliveMs`. */
-  async overview(aliveMs: number): Promise<QueueOverview> {
-    const { db } = this.scope;
-    const counts = await db
-      .selectFrom(this.table)
-      .select('status')
-      .select((eb) => eb.fn.countAll<string | number>().as('n'))
-      .where('status', 'in', unfinishedStatuses)
-      .groupBy('status')
-      .execute();
-    const jobs: Record<string, number> = Object.fromEntries(unfinishedStatuses.map((status) => [status, 0]));
-    for (const row of counts) jobs[String(row.status)] = Number(row.n);
-    const oldest = await db
-      .selectFrom(this.table)
-      .select('created_date')
-      .where('status', '=', 'pending')
-      .orderBy('created_date')
-      .limit(1)
-      .executeTakeFirst();
-    const oldestPendingSeconds = oldest === undefined ? 0 : Math.max(0, (Date.now() - Date.parse(String(oldest.created_date))) / 1000);
-    const alive = await db
-      .selectFrom(executorTable)
-      .select((eb) => eb.fn.countAll<string | number>().as('n'))
-      .where('seen_date', '>=', new Date(Date.now() - aliveMs).toISOString())
-      .executeTakeFirst();
-    return { jobs, oldestPendingSeconds, executorsAlive: Number(alive?.n ?? 0) };
   }
 
   /**

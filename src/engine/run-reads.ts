@@ -136,6 +136,12 @@ export async function readPlanViews(db: Scope['db'], steps: readonly string[]): 
   return Object.fromEntries(rows.map((row) => [String(row.step_id), JSON.parse(String(row.plan_view)) as unknown]));
 }
 
+/** Marks the logs of steps that ended without their executor (it stopped) as complete. */
+export async function finishLogs(db: Scope['db'], steps: readonly string[]): Promise<void> {
+  if (steps.length === 0) return;
+  await db.updateTable(logTable).set({ finished: 1, updated_date: new Date().toISOString() }).where('step_id', 'in', steps).execute();
+}
+
 /** A step's stored log; undefined before the step has printed anything. */
 export async function readStepLog(db: Scope['db'], stepId: string): Promise<StepLog | undefined> {
   const row = await db.selectFrom(logTable).selectAll().where('step_id', '=', stepId).executeTakeFirst();

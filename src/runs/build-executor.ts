@@ -25,8 +25,8 @@ const platformArch: Readonly<Record<string, string>> = { x64: 'amd64', arm64: 'a
 
 /** How the store's queue looks, for the metrics of any process of it (whether or not it runs jobs). */
 export function queueOverview({ engine }: { engine: Engine }): () => Promise<QueueOverview> {
-  const { queue } = engine.runs(runRecords, nextFireTime);
-  return () => queue.overview(executorAliveMs);
+  const { overview } = engine.runs(runRecords, nextFireTime);
+  return () => overview.overview(executorAliveMs);
 }
 
 /** The Terraform and OpenTofu binaries of this process's settings: in the tools folder, or downloaded there. */
@@ -48,7 +48,7 @@ export function toolBinaries(config: Config): ToolBinaries {
 export function buildExecutor({ engine, config, signer, log, apiUrl, metrics }: ExecutorPlace): Executor {
   const { runs } = config;
   const publicUrl = config.state.publicUrl ?? apiUrl;
-  const { queue, reads, schedules } = engine.runs(runRecords, nextFireTime);
+  const { queue, reads, schedules, overview } = engine.runs(runRecords, nextFireTime);
   const tools = toolBinaries(config);
   const prerequisites = executorPrerequisites({ runsDir: runs.runsDir, toolsDir: runs.toolsDir, create: true });
   const failed = prerequisites.filter((p) => p.status === 'fail');
@@ -68,6 +68,7 @@ export function buildExecutor({ engine, config, signer, log, apiUrl, metrics }: 
       queue,
       reads,
       schedules,
+      overview,
       records: runRecords,
       tools,
       // As long as a step may run, its grace periods and a minute more: a credential is not revocable, so no longer.

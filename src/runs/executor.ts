@@ -114,7 +114,7 @@ export class Executor {
         { executor: this.id, jobs: [...this.running.keys()], boundMs },
         'executor: stopped without waiting for every run; the next start of an executor ends them and releases their locks',
       );
-    await this.parts.queue.left(this.id).catch(() => undefined);
+    await this.parts.overview.left(this.id).catch(() => undefined);
   }
 
   /** Looks for jobs now (once at a time; a call meanwhile makes it look again after). */
@@ -144,7 +144,7 @@ export class Executor {
   private async noteAlive(): Promise<void> {
     if (Date.now() - this.lastSeen < executorSeenMs) return;
     this.lastSeen = Date.now();
-    await this.parts.queue.seen(this.id, this.settings.runs, this.startedAt);
+    await this.parts.overview.seen(this.id, this.settings.runs, this.startedAt);
   }
 
   private async poll(): Promise<void> {

@@ -1,30 +1,12 @@
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { JobQueue, RunReads, RunRecords, ScheduleFires } from '../engine/index.js';
+import type { JobQueue, RunOverview, RunReads, RunRecords, ScheduleFires } from '../engine/index.js';
 import type { Row } from '../model/index.js';
 import { RunProblem, runInputs, type RunInputs } from './run-inputs.js';
-import { StepOutput } from './step-output.js';
 import { stopReason } from './stop-reason.js';
 import { jobFacts, type FailureReason, type RunReport, type StepFacts } from './run-report.js';
-import { erroredState, makeStepFolder, type StepNote } from './step-folders.js';
-import { runStep, type StepOutcome } from './step-runner.js';
+import { runLoggedStep, type RunSettings } from './logged-step.js';
+import type { StepNote } from './step-folders.js';
 import { ToolProblem, type ToolBinaries } from './tool-binaries.js';
-
-/** How runs are made, the same for every job of an executor. */
-export interface RunSettings {
-  /** Where steps get their folders, removed when each ends. */
-  directory: string;
-  /** The URL the step processes reach the API at (the state backend). */
-  apiUrl: string;
-  /** The URL clients read step logs at. */
-  publicUrl: string;
-  stepTimeoutMs: number;
-  graceMs: number;
-  /** The most characters of a step's log kept. */
-  outputLimit: number;
-  /** A Terraform CLI configuration every run uses (provider mirrors, plugin cache); undefined: none. */
-  cliConfig: string | undefined;
-}
 
 /** What a job's run uses: the store, the tools, the state credential it gets, and the settings. */
 export interface JobRunParts {
@@ -32,6 +14,8 @@ export interface JobRunParts {
   reads: RunReads;
   /** The workspace schedules that make jobs when they fire. */
   schedules: ScheduleFires;
+  /** Where the executor notes itself alive. */
+  overview: RunOverview;
   records: RunRecords;
   tools: ToolBinaries;
   /** A credential for the job's workspace state alone, living as long as one step may run. */
@@ -46,8 +30,6 @@ export interface JobEnd {
   status: string;
   failure?: { reason: FailureReason; detail: string };
 }
-
-const flushMs = 1000;
 
 /**
  * Runs a job an executor holds, from its first step not yet done: after an approval, the steps
@@ -191,96 +173,6 @@ export async function runJob(parts: JobRunParts, report: RunReport, job: Row, ca
   const status = planChanges === false ? 'noChanges' : 'completed';
   const ended = await queue.move(jobId, executor, { to: status, from: ['running'], release: true });
   return { status: ended ? status : 'left' };
-}
-
-interface LoggedStep {
-  inputs: RunInputs;
-  flow: RunInputs['steps'][number]['flow'];
-  variables: RunInputs['steps'][number]['variables'];
-  binary: string;
-  environment: Record<string, string>;
-  secrets: string[];
-  stepId: string;
-  jobId: string;
-  executor: string;
-  cancel: AbortSignal;
-}
-
-/** Runs a step in a folder of its own, its output redacted and stored as it comes, for readers on any replica. */
-async function runLoggedStep(parts: JobRunParts, step: LoggedStep): Promise<StepOutcome> {
-  const { settings, reads } = parts;
-  const output = new StepOutput(settings.outputLimit, step.secrets);
-  let dirty = false;
-  let flushing = Promise.resolve();
-  const flush = (finished: boolean) => {
-    dirty = false;
-    flushing = flushing.then(() => reads.writeLog(step.stepId, { ...output.snapshot(), finished }));
-    return flushing;
-  };
-  output.on('text', () => {
-    dirty = true;
-  });
-  const timer = setInterval(() => {
-    if (dirty) void flush(false).catch(() => undefined);
-  }, flushMs);
-  // Which process ran the step (host, pid): where to look for its traces when a run goes wrong.
-  output.write(`Running on executor ${step.executor}\n`);
-  const note: StepNote = {
-    jobId: step.jobId,
-    organizationId: step.inputs.organizationId,
-    workspaceId: step.inputs.workspaceId,
-    workdir: path.join('source', step.inputs.folder),
-  };
-  const directory = await makeStepFolder(settings.directory, note, step.flow.step);
-  let outcome: StepOutcome | undefined;
-  let keptFolder = false;
-  try {
-    outcome = await runStep({
-      inputs: step.inputs,
-      flow: step.flow,
-      variables: step.variables,
-      directory,
-      binary: step.binary,
-      environment: step.environment,
-      output,
-      cancel: step.cancel,
-      timeoutMs: settings.stepTimeoutMs,
-      graceMs: settings.graceMs,
-      plans: { save: (plan) => reads.savePlan(step.jobId, plan), read: () => reads.readPlan(step.jobId) },
-    });
-    return outcome;
-  } finally {
-    clearInterval(timer);
-    keptFolder = !(await keepErroredState(parts, note, directory, output, step.inputs.tool.kind));
-    output.end();
-    await flush(true);
-    if (outcome?.kind === 'completed' && outcome.planView !== undefined) await reads.writePlanView(step.stepId, outcome.planView);
-    if (!keptFolder) await rm(directory, { recursive: true, force: true });
-  }
-}
-
-/**
- * Stores the state a step's tool wrote to its folder because it could not upload it (a stop cut its
- * backend off, or the backend refused it): what its apply did is in no other place. False when it
- * could not be stored: the folder then stays, and the executor's next start tries again.
- */
-async function keepErroredState(parts: JobRunParts, note: StepNote, directory: string, output: StepOutput, tool: string): Promise<boolean> {
-  let text: string | undefined;
-  try {
-    text = await erroredState(directory, note.workdir);
-    if (text === undefined) return true;
-    const serial = await parts.keepState(note, text);
-    output.write(
-      `\n${tool} could not store the state through the state backend and wrote errored.tfstate; Stratum stored it as the workspace's state (serial ${serial}) and released the job's state lock.\n`,
-    );
-    return true;
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    output.write(
-      `\nThe state ${tool} wrote to errored.tfstate could not be stored (${reason}); it stays on the executor in ${directory}, and the executor's next start stores it.\n`,
-    );
-    return text === undefined;
-  }
 }
 
 /** The whole environment of a run's processes: nothing of the service's own, but what a run needs. */

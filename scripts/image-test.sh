@@ -83,7 +83,7 @@ prove "built $image from Containerfile in $(($(date +%s) - started)) s ($(podman
 
 inspect() { podman image inspect --format "$1" "$image"; }
 [ "$(inspect '{{.Config.User}}')" = "10001:10001" ] || fail "the image does not run as 10001:10001"
-[[ "$(inspect '{{json .Config.Entrypoint}}')" == '["node",'* ]] || fail "the entrypoint is not node itself"
+[[ "$(inspect '{{json .Config.Entrypoint}}')" == '["/usr/bin/tini","--","node",'* ]] || fail "the entrypoint is not node under tini"
 [[ "$(inspect '{{json .Config.Healthcheck}}')" == *readyz* ]] || fail "no HEALTHCHECK on /readyz"
 [[ "$(inspect '{{json .Config.Volumes}}')" == *'/var/lib/stratum'* ]] || fail "/var/lib/stratum is not a volume"
 for label in source version licenses revision; do
@@ -92,7 +92,7 @@ done
 [ "$(inspect '{{index .Config.Labels "org.opencontainers.image.version"}}')" = "$version" ] || fail "the version label is not $version"
 $podman run --rm "${run_flags[@]}" --entrypoint sh "$image" -c 'test ! -e node_modules/typescript && test ! -e node_modules/tsx && test ! -e src' ||
   fail "the runtime image holds development dependencies or sources"
-prove "the image runs as uid 10001 with node as its entrypoint, a HEALTHCHECK on /readyz, /var/lib/stratum as a volume, OCI labels, and no development dependencies"
+prove "the image runs as uid 10001 with node under tini as its entrypoint, a HEALTHCHECK on /readyz, /var/lib/stratum as a volume, OCI labels, and no development dependencies"
 
 cleanup() {
   $podman rm -f -t 0 "$name" >/dev/null 2>&1 || true

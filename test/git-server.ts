@@ -1,6 +1,7 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { gitHttpBackend } from '../scripts/git-http-backend.ts';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,6 +44,7 @@ export class GitServer {
   static async start(token?: string): Promise<GitServer> {
     const root = mkdtempSync(path.join(tmpdir(), 'stratum-test-git-'));
     const counts: { refused: number; held: number; gate?: Promise<void> } = { refused: 0, held: 0 };
+    const backend = gitHttpBackend(root);
     const server = createServer((request, response) => {
       if (counts.gate === undefined) serve(request, response);
       else {
@@ -58,42 +60,7 @@ export class GitServer {
         response.writeHead(401, { 'www-authenticate': 'Basic realm="git"' }).end();
         return;
       }
-      const url = new URL(request.url ?? '/', 'http://localhost');
-      const backend = spawn('git', ['http-backend'], {
-        env: {
-          PATH: process.env.PATH ?? '/usr/bin:/bin',
-          GIT_PROJECT_ROOT: root,
-          GIT_HTTP_EXPORT_ALL: '1',
-          PATH_INFO: decodeURIComponent(url.pathname),
-          REQUEST_METHOD: request.method ?? 'GET',
-          QUERY_STRING: url.search.slice(1),
-          CONTENT_TYPE: request.headers['content-type'] ?? '',
-          HTTP_CONTENT_ENCODING: request.headers['content-encoding'] ?? '',
-          GIT_PROTOCOL: String(request.headers['git-protocol'] ?? ''),
-          REMOTE_USER: 'test',
-          REMOTE_ADDR: '127.0.0.1',
-        },
-      });
-      request.pipe(backend.stdin);
-      let head = Buffer.alloc(0);
-      let headersDone = false;
-      backend.stdout.on('data', (chunk: Buffer) => {
-        if (headersDone) return void response.write(chunk);
-        head = Buffer.concat([head, chunk]);
-        const end = head.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        headersDone = true;
-        let status = 200;
-        const headers: Record<string, string> = {};
-        for (const line of head.subarray(0, end).toString('utf8').split('\r\n')) {
-          const [name = '', ...value] = line.split(':');
-          if (name.toLowerCase() === 'status') status = Number.parseInt(value.join(':').trim(), 10);
-          else headers[name.toLowerCase()] = value.join(':').trim();
-        }
-        response.writeHead(status, headers);
-        response.write(head.subarray(end + 4));
-      });
-      backend.stdout.on('end', () => response.end());
+      backend(request, response);
     };
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return new GitServer(root, server, counts);

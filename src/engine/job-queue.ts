@@ -1,27 +1,11 @@
 import { ApiError } from '../errors.js';
 import type { AttributeValues, ResourceDeclaration, Row, WriteContext } from '../model/index.js';
+import { unfinishedStatuses, type RunRecords } from './run-records.js';
 import { inTransaction, type Scope } from './scope.js';
 import { finishLogs } from './run-reads.js';
 import { jobHolder, releaseLockOf } from './state-lock.js';
 import { writeContext } from './write.js';
 
-/** The records a run reads and changes, and the one place a job's status changes (its hooks: last status, announcements). */
-export interface RunRecords {
-  job: ResourceDeclaration;
-  step: ResourceDeclaration;
-  workspace: ResourceDeclaration;
-  template: ResourceDeclaration;
-  variable: ResourceDeclaration;
-  globalVariable: ResourceDeclaration;
-  reference: ResourceDeclaration;
-  collection: ResourceDeclaration;
-  item: ResourceDeclaration;
-  schedule: ResourceDeclaration;
-  moveJob(context: WriteContext, change: { job: Row; from: string | undefined; to: string; reason?: string }): Promise<void>;
-}
-
-/** Statuses of a job that has not finished: a later job of its workspace waits behind it, as in Terrakube. */
-export const unfinishedStatuses: readonly string[] = ['pending', 'queue', 'running', 'waitingApproval', 'approved'];
 /** Which job holds each workspace, the executor running it (none while it waits for an approval), and its lease. */
 const runTable = 'workspace_run';
 /** A change an executor makes to a job it holds. */
@@ -237,7 +221,10 @@ export class JobQueue {
           .execute();
         for (const step of steps) await context.set(this.records.step, String(step.id), { status: 'failed' });
         // Their logs end here: a reader of their stream gets the end, not a wait for lines that never come.
-        await finishLogs(tx.db, steps.map((step) => String(step.id)));
+        await finishLogs(
+          tx.db,
+          steps.map((step) => String(step.id)),
+        );
         await this.ended(tx, job);
         return true;
       });

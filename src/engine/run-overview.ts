@@ -1,5 +1,5 @@
 import type { Scope } from './scope.js';
-import { unfinishedStatuses, type RunRecords } from './job-queue.js';
+import { unfinishedStatuses, type RunRecords } from './run-records.js';
 
 /** The executors running now, and when each was last seen. */
 const executorTable = 'executor_seen';

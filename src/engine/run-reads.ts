@@ -1,6 +1,6 @@
 import { columnOf, type ResourceDeclaration, type Row, type SecretReader } from '../model/index.js';
 import { secretPlace } from '../secrets/cipher.js';
-import type { RunRecords } from './job-queue.js';
+import type { RunRecords } from './run-records.js';
 import type { Scope } from './scope.js';
 import { openedRecord, openRow } from './seal.js';
 

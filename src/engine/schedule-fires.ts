@@ -1,5 +1,5 @@
 import { isTrue, type Row } from '../model/index.js';
-import type { RunRecords } from './job-queue.js';
+import type { RunRecords } from './run-records.js';
 import { inTransaction, type Scope } from './scope.js';
 import { writeContext } from './write.js';
 

@@ -1,26 +1,48 @@
 /**
- * Planning: what each resource and output needs to match the configuration (or to be destroyed),
- * and the plan file that carries it to apply. The file is the stand-in's own JSON; like
- * Terraform's, it holds the prior state's serial and lineage so that apply can refuse a stale plan.
+ * Planning as Terraform 1.11 plans `terraform_data`: created when missing; replaced when tainted,
+ * when `triggers_replace` changed (value or type) or on `-replace`; updated in place when `input`
+ * changed, its `output` then known after apply; destroyed when gone from the configuration or in a
+ * destroy plan. `-target` takes what the targets depend on too (in a destroy plan, what depends on
+ * them). The plan file is the stand-in's own JSON; like Terraform's, it holds the prior state's
+ * serial and lineage so that apply can refuse a stale plan, and the configuration it was made from.
  */
 import fs from 'node:fs';
-import type { BackendBlock, Configuration, OutputBlock } from './configuration.ts';
+import type { BackendBlock, Configuration, ResourceBlock } from './configuration.ts';
 import { Refusal } from './refusal.ts';
-import { instancesOf, type NullResourceAttributes, type StateV4 } from './state.ts';
-import { Diagnostic, evaluate, unknown, type Scope, type Typed } from './values.ts';
+import { compare, snapshotOf, type DataAttributes, type DynamicValue, type Instance, type StateV4 } from './state.ts';
+import { Diagnostic, evaluate, resourcesOf, unknown, type AttributeValues, type CtyType, type Scope, type Typed } from './values.ts';
 
-export type Action = 'create' | 'delete' | 'no-op';
+export type Action = 'create' | 'update' | 'delete' | 'no-op';
+
+/** An attribute known only after apply, with the type it will have. */
+export interface UnknownValue {
+  unknown: true;
+  type: CtyType;
+}
+
+export interface PlannedAttributes {
+  id: string | UnknownValue;
+  input: DynamicValue | null;
+  output: DynamicValue | null | UnknownValue;
+  triggers_replace: DynamicValue | null;
+}
+
+export type ReplaceReason = 'replace_because_tainted' | 'replace_because_cannot_update' | 'replace_by_request';
 
 export interface ResourceChange {
   address: string;
   name: string;
-  /** Terraform's JSON plan actions: ["create"], ["delete"], ["delete","create"] (a replacement) or ["no-op"]. */
+  /** Terraform's JSON plan actions: ["create"], ["update"], ["delete"], ["delete","create"] (a replacement) or ["no-op"]. */
   actions: Action[];
-  before: NullResourceAttributes | null;
-  /** The planned attributes; the id is unknown until apply creates the resource. */
-  after: { triggers: Record<string, string> | null } | null;
+  reason?: ReplaceReason;
+  /** Why the resource goes, when it is no longer configured. */
+  removed?: true;
+  before: DataAttributes | null;
+  after: PlannedAttributes | null;
+  /** Its local-exec commands, run when it is created. */
   commands: string[];
-  dependsOn: string[];
+  /** What it depends on (depends_on and references), as the state records it. */
+  dependencies: string[];
 }
 
 export interface OutputChange {
@@ -29,6 +51,8 @@ export interface OutputChange {
   before: unknown;
   /** undefined when the value is known only after apply. */
   after: unknown;
+  /** The type of a known `after`. */
+  afterType?: CtyType;
   sensitive: boolean;
 }
 
@@ -38,16 +62,29 @@ export interface Plan {
   /** The state the plan was made from; apply refuses the plan when the stored state moved on. */
   prior: StateV4 | null;
   backend: BackendBlock;
+  configuration: Configuration;
   variables: Record<string, Typed>;
+  targets: string[];
   resources: ResourceChange[];
-  outputs: OutputBlock[];
   outputChanges: OutputChange[];
+  /** When the plan was made, to the second, as `show -json` gives it. */
+  timestamp: string;
 }
 
 export interface PlanOptions {
   destroy: boolean;
   /** Resource addresses given with -target; empty plans every resource. */
   targets: string[];
+  /** Resource addresses given with -replace. */
+  replaces: string[];
+}
+
+const addressPattern = /^terraform_data\.[A-Za-z_][\w-]*$/;
+
+/** A resource's dependencies in its configuration: depends_on and the resources its arguments refer to. */
+export function dependenciesOf(resource: ResourceBlock): string[] {
+  const found = new Set([...resource.dependsOn, ...[resource.input, resource.triggersReplace, ...resource.commands].flatMap(resourcesOf)]);
+  return [...found].sort(compare);
 }
 
 export function makePlan(
@@ -56,74 +93,97 @@ export function makePlan(
   prior: StateV4 | undefined,
   options: PlanOptions,
 ): Plan {
-  for (const target of options.targets) {
-    if (!/^null_resource\.[A-Za-z_][\w-]*$/.test(target)) throw new Refusal(`the -target address "${target}" (only null_resource.NAME)`);
+  for (const address of [...options.targets, ...options.replaces]) {
+    if (!addressPattern.test(address)) throw new Refusal(`the address "${address}" (only terraform_data.NAME)`);
   }
-  const targeted = (address: string) => options.targets.length === 0 || options.targets.includes(address);
-  const existing = instancesOf(prior);
-  const scope: Scope = { variables, ids: new Map(existing.map((instance) => [instance.address, instance.attributes.id])) };
+  const existing = snapshotOf(prior).instances;
+  const targeted = targetedAddresses(configuration, existing, options);
+  const scope: Scope = { variables, resources: new Map() };
+  for (const instance of existing) scope.resources.set(instance.address, attributeValues(instance.attributes));
   const resources: ResourceChange[] = [];
   for (const instance of existing) {
-    const configured = configuration.resources.find((resource) => resource.address === instance.address);
-    if ((options.destroy || configured === undefined) && targeted(instance.address)) {
+    const configured = configuration.resources.some((resource) => resource.address === instance.address);
+    if ((options.destroy || !configured) && targeted(instance.address)) {
       resources.push({
         address: instance.address,
         name: instance.name,
         actions: ['delete'],
+        ...(configured ? {} : { removed: true as const }),
         before: instance.attributes,
         after: null,
         commands: [],
-        dependsOn: [],
+        dependencies: instance.dependencies,
       });
     }
   }
   if (!options.destroy) {
-    for (const resource of configuration.resources) {
+    for (const resource of ordered(configuration.resources)) {
       if (!targeted(resource.address)) continue;
-      const triggers = resource.triggers === undefined ? null : evaluateTriggers(resource.triggers, scope, resource.address);
-      const current = existing.find((instance) => instance.address === resource.address);
-      const replace =
-        current !== undefined && (current.tainted || JSON.stringify(current.attributes.triggers) !== JSON.stringify(triggers));
-      const actions: Action[] = current === undefined ? ['create'] : replace ? ['delete', 'create'] : ['no-op'];
-      const commands = resource.commands.map((command) => evaluateCommand(command, scope, resource.address));
-      resources.push({
-        address: resource.address,
-        name: resource.name,
-        actions,
-        before: current?.attributes ?? null,
-        after: { triggers },
-        commands,
-        dependsOn: resource.dependsOn,
-      });
-      if (actions.includes('create')) scope.ids.set(resource.address, unknown);
+      const change = planResource(resource, scope, existing, options.replaces.includes(resource.address));
+      resources.push(change);
+      scope.resources.set(resource.address, plannedValues(change.after));
     }
   }
+  resources.sort((a, b) => compare(a.address, b.address));
   return {
     format: 'terraform-stand-in-plan',
     destroy: options.destroy,
     prior: prior ?? null,
     backend: configuration.backend ?? {},
+    configuration,
     variables: Object.fromEntries(variables),
+    targets: options.targets,
     resources,
-    outputs: configuration.outputs,
-    outputChanges: planOutputs(configuration.outputs, scope, prior, options.destroy),
+    outputChanges: planOutputs(configuration, scope, prior, options, targeted),
+    timestamp: `${new Date().toISOString().slice(0, 19)}Z`,
   };
 }
 
-function evaluateTriggers(expression: Record<string, unknown>, scope: Scope, address: string): Record<string, string> {
-  const triggers: Record<string, string> = {};
-  for (const [key, item] of Object.entries(expression)) {
-    const value = evaluate(item, scope);
-    if (value === unknown) throw new Refusal(`a trigger of ${address} known only after apply`);
-    if (typeof value.value !== 'string' && typeof value.value !== 'number' && typeof value.value !== 'boolean') {
-      throw new Diagnostic(
-        'Incorrect attribute value type',
-        `Inappropriate value for attribute "triggers" of ${address}: element "${key}": string required.`,
-      );
-    }
-    triggers[key] = String(value.value);
+function planResource(resource: ResourceBlock, scope: Scope, existing: Instance[], replaceRequested: boolean): ResourceChange {
+  const input = argument(resource.input, scope, resource.address, 'input');
+  const triggers = argument(resource.triggersReplace, scope, resource.address, 'triggers_replace');
+  const current = existing.find((instance) => instance.address === resource.address);
+  const commands = resource.commands.map((command) => evaluateCommand(command, scope, resource.address));
+  const dependencies = dependenciesOf(resource);
+  const base = { address: resource.address, name: resource.name, commands, dependencies };
+  const fresh: PlannedAttributes = {
+    id: { unknown: true, type: 'string' },
+    input,
+    // The output takes the input's type, even when the input is null.
+    output: input === null ? null : { unknown: true, type: input.type },
+    triggers_replace: triggers,
+  };
+  if (current === undefined) return { ...base, actions: ['create'], before: null, after: fresh };
+  const before = current.attributes;
+  const reason: ReplaceReason | undefined = current.tainted
+    ? 'replace_because_tainted'
+    : replaceRequested
+      ? 'replace_by_request'
+      : same(before.triggers_replace, triggers)
+        ? undefined
+        : 'replace_because_cannot_update';
+  if (reason !== undefined) return { ...base, actions: ['delete', 'create'], reason, before, after: fresh };
+  if (!same(before.input, input)) {
+    return {
+      ...base,
+      actions: ['update'],
+      before,
+      after: { id: before.id, input, output: { unknown: true, type: input?.type ?? 'dynamic' }, triggers_replace: triggers },
+    };
   }
-  return triggers;
+  return { ...base, actions: ['no-op'], before, after: before };
+}
+
+/** Terraform compares these dynamically typed values with their types: "3" is not 3. */
+function same(a: DynamicValue | null, b: DynamicValue | null): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function argument(expression: unknown, scope: Scope, address: string, name: string): DynamicValue | null {
+  if (expression === undefined) return null;
+  const value = evaluate(expression, scope);
+  if (value === unknown) throw new Refusal(`an argument known only after apply (${name} of ${address})`);
+  return value.value === null ? null : { value: value.value, type: value.type };
 }
 
 function evaluateCommand(expression: string, scope: Scope, address: string): string {
@@ -134,16 +194,85 @@ function evaluateCommand(expression: string, scope: Scope, address: string): str
   return value.value;
 }
 
-function planOutputs(outputs: OutputBlock[], scope: Scope, prior: StateV4 | undefined, destroy: boolean): OutputChange[] {
+/** The attributes a reference reads: `input`, `output` and `triggers_replace` as the values they hold. */
+export function attributeValues(attributes: DataAttributes | PlannedAttributes | null): AttributeValues {
+  if (attributes === null) return {};
+  const read = (value: DynamicValue | UnknownValue | null): Typed | typeof unknown =>
+    value === null ? { value: null, type: 'dynamic' } : 'unknown' in value ? unknown : value;
+  return {
+    id: typeof attributes.id === 'string' ? { value: attributes.id, type: 'string' } : unknown,
+    input: read(attributes.input),
+    output: read(attributes.output),
+    triggers_replace: read(attributes.triggers_replace),
+  };
+}
+
+function plannedValues(after: PlannedAttributes | null): AttributeValues {
+  return attributeValues(after);
+}
+
+/** Resources after those they depend on, in the configuration's order otherwise; a cycle fails. */
+export function ordered(resources: ResourceBlock[]): ResourceBlock[] {
+  const done: ResourceBlock[] = [];
+  const visit = (resource: ResourceBlock, path: string[]) => {
+    if (done.includes(resource)) return;
+    if (path.includes(resource.address)) throw new Diagnostic('Cycle', `Cycle: ${[...path, resource.address].join(', ')}`);
+    for (const target of dependenciesOf(resource)) {
+      const dependency = resources.find((other) => other.address === target);
+      if (dependency !== undefined) visit(dependency, [...path, resource.address]);
+    }
+    done.push(resource);
+  };
+  for (const resource of resources) visit(resource, []);
+  return done;
+}
+
+/**
+ * Whether an address is in the plan: every one without -target; with it, the targets and what they
+ * need (in a destroy plan, what needs them). Terraform refreshes the targets and what they need.
+ */
+export function targetedAddresses(
+  configuration: Configuration,
+  existing: Instance[],
+  options: Pick<PlanOptions, 'targets' | 'destroy'>,
+): (address: string) => boolean {
+  if (options.targets.length === 0) return () => true;
+  const edges = new Map<string, string[]>();
+  for (const resource of configuration.resources) edges.set(resource.address, dependenciesOf(resource));
+  for (const instance of existing) if (!edges.has(instance.address)) edges.set(instance.address, instance.dependencies);
+  const next = (address: string): string[] =>
+    options.destroy
+      ? [...edges].filter(([, dependencies]) => dependencies.includes(address)).map(([dependent]) => dependent)
+      : (edges.get(address) ?? []);
+  const chosen = new Set<string>();
+  const take = (address: string) => {
+    if (chosen.has(address)) return;
+    chosen.add(address);
+    next(address).forEach(take);
+  };
+  options.targets.forEach(take);
+  return (address) => chosen.has(address);
+}
+
+function planOutputs(
+  configuration: Configuration,
+  scope: Scope,
+  prior: StateV4 | undefined,
+  options: PlanOptions,
+  targeted: (address: string) => boolean,
+): OutputChange[] {
   const before = prior?.outputs ?? {};
   const changes: OutputChange[] = [];
-  for (const output of outputs) {
+  for (const output of configuration.outputs) {
     const had = before[output.name];
-    if (destroy) {
-      if (had !== undefined)
+    if (options.destroy) {
+      // A targeted destroy leaves the outputs as they are.
+      if (had !== undefined && options.targets.length === 0)
         changes.push({ name: output.name, actions: ['delete'], before: had.value, after: null, sensitive: output.sensitive });
       continue;
     }
+    // With -target, only the outputs that refer to a targeted resource are planned.
+    if (options.targets.length > 0 && !resourcesOf(output.value).some(targeted)) continue;
     const value = evaluate(output.value, scope);
     const after = value === unknown ? undefined : value.value;
     const same =
@@ -157,14 +286,15 @@ function planOutputs(outputs: OutputBlock[], scope: Scope, prior: StateV4 | unde
       actions: [...actions] as OutputChange['actions'],
       before: had?.value ?? null,
       after,
+      ...(value === unknown ? {} : { afterType: value.type }),
       sensitive: output.sensitive,
     });
   }
   for (const [name, had] of Object.entries(before)) {
-    if (!outputs.some((output) => output.name === name))
+    if (!configuration.outputs.some((output) => output.name === name))
       changes.push({ name, actions: ['delete'], before: had.value, after: null, sensitive: had.sensitive ?? false });
   }
-  return changes;
+  return changes.sort((a, b) => compare(a.name, b.name));
 }
 
 /** -detailed-exitcode's question: would apply change anything, outputs included (as Terraform counts them). */

@@ -2,7 +2,8 @@
  * Jobs run end to end: the executor in the server takes a job, checks out the workspace's
  * repository from a git server on loopback, runs Terraform against Stratum's own state backend,
  * stores and streams the logs (redacted), waits for approvals, and ends the job; schedules start
- * jobs by themselves. The binary is the stand-in unless STRATUM_TEST_TERRAFORM names a real one.
+ * jobs by themselves. The binary is the one test/terraform-binary.ts chooses: a real Terraform where
+ * there is one, else the stand-in.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -51,12 +52,13 @@ for (const kind of storeKinds) {
       assert.equal(context.status, 200, context.text);
       const [change, ...others] = context.body.planStructuredOutput[String(waiting.steps[0]?.id)];
       assert.deepEqual(others, []);
-      assert.equal(change.address, 'null_resource.greeting');
-      assert.equal(change.resourceType, 'null_resource');
+      assert.equal(change.address, 'terraform_data.greeting');
+      assert.equal(change.resourceType, 'terraform_data');
       assert.equal(change.resourceName, 'greeting');
       assert.deepEqual([change.action, change.actions], ['create', ['create']]);
       assert.equal(change.before, null);
-      assert.deepEqual(change.after.triggers, { name: 'alpha' });
+      assert.deepEqual(change.after, { input: 'alpha', triggers_replace: { name: 'alpha' } });
+      assert.deepEqual(change.afterUnknown, { id: true, output: true, triggers_replace: {} });
       assert.doesNotMatch(context.text, new RegExp(secretValue));
 
       const approved = await server().patch(org(`/job/${id}`), resourceDocument('job', { status: 'approved' }, { id }));

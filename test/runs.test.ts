@@ -90,6 +90,37 @@ for (const kind of storeKinds) {
       );
     });
 
+    it("keeps what Terraform marks sensitive out of a plan's structured view, terraform_data's copy of it too", async () => {
+      // Sensitive to Terraform only: Stratum holds it as a plain variable, so no redaction of its own hides it.
+      const workspace = await bench.workspaceOf(
+        'sensitive-input',
+        {
+          'main.tf':
+            'variable "token" {\n  type      = string\n  sensitive = true\n}\n\nresource "terraform_data" "token" {\n  input = var.token\n}\n',
+        },
+        [{ key: 'token', value: 'first-t0ken', category: 'TERRAFORM' }],
+      );
+      await statusOf(await startJob(workspace, await templateNamed('Plan and apply')), 'completed');
+      const variables = (await server().get(org(`/workspace/${workspace}/variable`))).body.data as JsonRecord[];
+      const token = variables.find((variable) => variable.attributes.key === 'token');
+      assert.ok(token);
+      const changed = await server().patch(org(`/workspace/${workspace}/variable/${token.id}`), {
+        data: { type: 'variable', id: token.id, attributes: { value: 'second-t0ken' } },
+      });
+      assert.equal(changed.status, 204, changed.text);
+
+      const id = await startJob(workspace, await templateNamed('Plan'));
+      const planned = await statusOf(id, 'completed');
+      const context = await server().get(`/context/v1/${id}`);
+      assert.equal(context.status, 200, context.text);
+      const [change] = context.body.planStructuredOutput[String(planned.steps[0]?.id)];
+      // Terraform shows the output it copied from the first token unmarked; the view hides it with the input.
+      assert.deepEqual([change.address, change.actions], ['terraform_data.token', ['update']]);
+      assert.deepEqual(change.before, { id: change.before.id, input: null, output: null, triggers_replace: null });
+      assert.deepEqual(change.changedSensitive, { input: true, output: true });
+      assert.doesNotMatch(context.text, /first-t0ken|second-t0ken/);
+    });
+
     it('runs one job of a workspace at a time: a second waits, pending, behind one waiting for its approval', async () => {
       const workspace = await workspaceRunning('queue', 'echo queued');
       const first = await startJob(workspace);

@@ -661,6 +661,66 @@ resource "terraform_data" "slow" {
   });
 });
 
+describe(`values Terraform marks sensitive (${binaryName})`, () => {
+  const workspace = new Workspace('sensitive', {
+    'main.tf': `terraform {
+  backend "http" {}
+}
+
+variable "token" {
+  type      = string
+  sensitive = true
+}
+
+resource "terraform_data" "token" {
+  input            = var.token
+  triggers_replace = ["fixed"]
+}
+
+output "copied" {
+  value = terraform_data.token.output
+}
+`,
+  });
+
+  before(() => workspace.start());
+  after(() => workspace.stop());
+
+  it('marks an input made of a sensitive variable, and not the output terraform_data copies from it', generous, async () => {
+    assert.equal((await workspace.run(['init', '-input=false', '-no-color'])).code, 0);
+    const planned = await workspace.run(['plan', '-input=false', '-no-color', '-out=first.bin'], { TF_VAR_token: 'first-t0ken' });
+    assert.equal(planned.code, 0, planned.stderr);
+    assert.match(planned.stdout, /\+ input += \(sensitive value\)/);
+    assert.doesNotMatch(planned.stdout, /first-t0ken/);
+    const first = JSON.parse((await workspace.run(['show', '-json', 'first.bin'])).stdout);
+    assert.deepEqual(first.resource_changes[0].change.after_sensitive, { input: true, triggers_replace: [false] });
+    assert.deepEqual(first.configuration.root_module.variables, { token: { sensitive: true } });
+    const applied = await workspace.run(['apply', '-input=false', '-no-color', 'first.bin']);
+    assert.equal(applied.code, 0, applied.stderr);
+    const instance = workspace.storedState().resources[0].instances[0];
+    assert.deepEqual(instance.sensitive_attributes, [[{ type: 'get_attr', value: 'input' }]]);
+    assert.deepEqual(workspace.storedState().outputs.copied, { value: 'first-t0ken', type: 'string' }, 'the output is not sensitive');
+
+    const again = await workspace.run(['plan', '-input=false', '-no-color', '-out=second.bin'], { TF_VAR_token: 'second-t0ken' });
+    assert.equal(again.code, 0, again.stderr);
+    const second = JSON.parse((await workspace.run(['show', '-json', 'second.bin'])).stdout);
+    const change = second.resource_changes[0].change;
+    assert.deepEqual(change.actions, ['update']);
+    assert.equal(change.before.output, 'first-t0ken');
+    assert.deepEqual(change.before_sensitive, { input: true, triggers_replace: [false] }, 'the copy in output is left unmarked');
+    assert.deepEqual(change.after_sensitive, { input: true, triggers_replace: [false] });
+  });
+
+  it('refuses an output that shows a sensitive value without saying so', generous, async () => {
+    fs.appendFileSync(path.join(workspace.directory, 'main.tf'), '\noutput "input" {\n  value = terraform_data.token.input\n}\n');
+    const since = workspace.recorder.requests.length;
+    const run = await workspace.run(['plan', '-input=false', '-no-color'], { TF_VAR_token: 'first-t0ken' });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /Output refers to sensitive values/);
+    assert.deepEqual(workspace.recorder.methodsSince(since), ['LOCK', 'GET', 'UNLOCK']);
+  });
+});
+
 describe(`variables from every source, and a backend block from an override file (${binaryName})`, () => {
   const workspace = new Workspace('variables', {
     'main.tf': `variable "word" {}

@@ -38,7 +38,7 @@ export interface ApplyContext {
 export async function applyPlan(plan: Plan, current: StateV4 | undefined, context: ApplyContext): Promise<ApplyResult> {
   const working = structuredClone(snapshotOf(current));
   const scope: Scope = { variables: new Map(Object.entries(plan.variables)), resources: new Map() };
-  for (const instance of working.instances) scope.resources.set(instance.address, attributeValues(instance.attributes));
+  for (const instance of working.instances) scope.resources.set(instance.address, attributeValues(instance.attributes, instance.sensitive));
   const result: ApplyResult = { snapshot: working, added: 0, changed: 0, destroyed: 0, failures: [] };
   const pending = new Set(plan.resources.filter((change) => change.actions[0] !== 'no-op').map((change) => change.address));
   /** Resources that failed or never ran because something they need failed: what refers to them is not evaluated. */
@@ -84,7 +84,7 @@ export async function applyPlan(plan: Plan, current: StateV4 | undefined, contex
       const outcome = await create(change, context);
       killedByStop ||= outcome.killedByStop;
       working.instances.push(outcome.instance);
-      scope.resources.set(change.address, attributeValues(outcome.instance.attributes));
+      scope.resources.set(change.address, attributeValues(outcome.instance.attributes, outcome.instance.sensitive));
       if (outcome.failure === undefined) result.added++;
       else {
         result.failures.push(outcome.failure);
@@ -97,7 +97,8 @@ export async function applyPlan(plan: Plan, current: StateV4 | undefined, contex
         context.print(`${change.address}: Modifying... [id=${instance.attributes.id}]`);
         instance.attributes = { ...instance.attributes, input: change.after.input, output: change.after.input };
         instance.dependencies = change.dependencies;
-        scope.resources.set(change.address, attributeValues(instance.attributes));
+        instance.sensitive = change.afterSensitive;
+        scope.resources.set(change.address, attributeValues(instance.attributes, instance.sensitive));
         context.print(`${change.address}: Modifications complete after 0s [id=${instance.attributes.id}]`);
         result.changed++;
         await context.stateUpdated(working);
@@ -180,6 +181,7 @@ async function create(change: ResourceChange, context: ApplyContext): Promise<Cr
     attributes,
     tainted: failure !== undefined,
     dependencies: change.dependencies,
+    sensitive: change.afterSensitive,
   };
   if (failure === undefined) context.print(`${change.address}: Creation complete after ${elapsed(started)} [id=${attributes.id}]`);
   return { instance, failure, killedByStop };

@@ -15,6 +15,8 @@ export interface VariableBlock {
   hasDefault: boolean;
   default: unknown;
   description: string | undefined;
+  /** `sensitive = true`: its value, and whatever is made of it, is marked sensitive. */
+  sensitive: boolean;
   file: string;
 }
 
@@ -121,7 +123,7 @@ function readTerraformBlock(configuration: Configuration, block: Blocks, file: s
 }
 
 function mergeVariable(configuration: Configuration, name: string, block: Blocks, file: string, override: boolean): void {
-  refuseUnknown(block, ['type', 'default', 'description'], `variable "${name}"`, file);
+  refuseUnknown(block, ['type', 'default', 'description', 'sensitive'], `variable "${name}"`, file);
   const existing = configuration.variables.find((variable) => variable.name === name);
   if (override && existing === undefined)
     throw new ConfigurationError(`Missing base variable declaration to override: "${name}" in ${file}`);
@@ -132,11 +134,16 @@ function mergeVariable(configuration: Configuration, name: string, block: Blocks
     hasDefault: false,
     default: undefined,
     description: undefined,
+    sensitive: false,
     file,
   };
   if (block.type !== undefined) variable.type = unwrapExpression(block.type);
   if ('default' in block) Object.assign(variable, { hasDefault: true, default: block.default });
   if (block.description !== undefined) variable.description = literalString(block.description, `the description of variable "${name}"`);
+  if (block.sensitive !== undefined) {
+    if (typeof block.sensitive !== 'boolean') throw new Refusal(`a sensitive argument that is not a literal bool in variable "${name}"`);
+    variable.sensitive = block.sensitive;
+  }
   if (existing === undefined) configuration.variables.push(variable);
 }
 

@@ -43,7 +43,7 @@ export function stateJson(state: StateV4 | undefined): Json {
         ...resourceHeader(instance.address, instance.name),
         schema_version: 0,
         values,
-        sensitive_values: shape(values, false),
+        sensitive_values: withMarks(shape(values, false), instance.sensitive),
         ...(instance.dependencies.length > 0 ? { depends_on: instance.dependencies } : {}),
         ...(instance.tainted ? { tainted: true } : {}),
       };
@@ -168,7 +168,19 @@ function afterUnknown(after: PlannedAttributes | null): unknown {
   return marks;
 }
 
-function afterSensitive(after: PlannedAttributes): unknown {
+/** A sensitivity shape with the attributes marked sensitive set to `true`. */
+function withMarks(marks: unknown, sensitive: string[]): unknown {
+  if (sensitive.length === 0) return marks;
+  const object = { ...(marks as Json) };
+  for (const name of sensitive) object[name] = true;
+  return sortedEntries(Object.entries(object));
+}
+
+function afterSensitive(after: PlannedAttributes, sensitive: string[]): unknown {
+  return withMarks(afterShape(after), sensitive);
+}
+
+function afterShape(after: PlannedAttributes): unknown {
   const marks: Json = {};
   for (const [name, value] of Object.entries(after)) {
     const part = isUnknown(value)
@@ -190,8 +202,8 @@ function resourceChange(change: ResourceChange): Json {
       after: change.after === null ? null : knownAttributes(change.after),
       // Terraform says nothing is unknown in a change that changes nothing.
       after_unknown: change.actions[0] === 'no-op' ? {} : afterUnknown(change.after),
-      before_sensitive: before === null ? false : shape(before, false),
-      after_sensitive: change.after === null ? false : afterSensitive(change.after),
+      before_sensitive: before === null ? false : withMarks(shape(before, false), change.beforeSensitive),
+      after_sensitive: change.after === null ? false : afterSensitive(change.after, change.afterSensitive),
       ...(change.reason === 'replace_because_cannot_update' ? { replace_paths: [['triggers_replace']] } : {}),
     },
     ...(reason === undefined ? {} : { action_reason: reason }),
@@ -206,7 +218,7 @@ function plannedValues(plan: Plan): Json {
       ...resourceHeader(change.address, change.name),
       schema_version: 0,
       values: knownAttributes(change.after as PlannedAttributes),
-      sensitive_values: afterSensitive(change.after as PlannedAttributes),
+      sensitive_values: afterSensitive(change.after as PlannedAttributes, change.afterSensitive),
     }));
   return {
     ...(outputs.length === 0
@@ -278,6 +290,7 @@ function configurationJson(configuration: Configuration): Json {
         {
           ...(variable.hasDefault ? { default: variable.default } : {}),
           ...(variable.description === undefined ? {} : { description: variable.description }),
+          ...(variable.sensitive ? { sensitive: true } : {}),
         },
       ]),
     );

@@ -39,6 +39,9 @@ export interface ResourceChange {
   removed?: true;
   before: DataAttributes | null;
   after: PlannedAttributes | null;
+  /** The attributes marked sensitive before and after (an input made of a sensitive variable). */
+  beforeSensitive: string[];
+  afterSensitive: string[];
   /** Its local-exec commands, run when it is created. */
   commands: string[];
   /** What it depends on (depends_on and references), as the state records it. */
@@ -99,7 +102,7 @@ export function makePlan(
   const existing = snapshotOf(prior).instances;
   const targeted = targetedAddresses(configuration, existing, options);
   const scope: Scope = { variables, resources: new Map() };
-  for (const instance of existing) scope.resources.set(instance.address, attributeValues(instance.attributes));
+  for (const instance of existing) scope.resources.set(instance.address, attributeValues(instance.attributes, instance.sensitive));
   const resources: ResourceChange[] = [];
   for (const instance of existing) {
     const configured = configuration.resources.some((resource) => resource.address === instance.address);
@@ -111,6 +114,8 @@ export function makePlan(
         ...(configured ? {} : { removed: true as const }),
         before: instance.attributes,
         after: null,
+        beforeSensitive: instance.sensitive,
+        afterSensitive: [],
         commands: [],
         dependencies: instance.dependencies,
       });
@@ -121,7 +126,7 @@ export function makePlan(
       if (!targeted(resource.address)) continue;
       const change = planResource(resource, scope, existing, options.replaces.includes(resource.address));
       resources.push(change);
-      scope.resources.set(resource.address, plannedValues(change.after));
+      scope.resources.set(resource.address, attributeValues(change.after, change.afterSensitive));
     }
   }
   resources.sort((a, b) => compare(a.address, b.address));
@@ -140,12 +145,20 @@ export function makePlan(
 }
 
 function planResource(resource: ResourceBlock, scope: Scope, existing: Instance[], replaceRequested: boolean): ResourceChange {
-  const input = argument(resource.input, scope, resource.address, 'input');
-  const triggers = argument(resource.triggersReplace, scope, resource.address, 'triggers_replace');
+  const [input, inputSensitive] = argument(resource.input, scope, resource.address, 'input');
+  const [triggers, triggersSensitive] = argument(resource.triggersReplace, scope, resource.address, 'triggers_replace');
   const current = existing.find((instance) => instance.address === resource.address);
   const commands = resource.commands.map((command) => evaluateCommand(command, scope, resource.address));
   const dependencies = dependenciesOf(resource);
-  const base = { address: resource.address, name: resource.name, commands, dependencies };
+  const afterSensitive = [...(inputSensitive ? ['input'] : []), ...(triggersSensitive ? ['triggers_replace'] : [])];
+  const base = {
+    address: resource.address,
+    name: resource.name,
+    commands,
+    dependencies,
+    beforeSensitive: current?.sensitive ?? [],
+    afterSensitive,
+  };
   const fresh: PlannedAttributes = {
     id: { unknown: true, type: 'string' },
     input,
@@ -179,11 +192,12 @@ function same(a: DynamicValue | null, b: DynamicValue | null): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function argument(expression: unknown, scope: Scope, address: string, name: string): DynamicValue | null {
-  if (expression === undefined) return null;
+/** An argument's value, and whether it is marked sensitive. */
+function argument(expression: unknown, scope: Scope, address: string, name: string): [DynamicValue | null, boolean] {
+  if (expression === undefined) return [null, false];
   const value = evaluate(expression, scope);
   if (value === unknown) throw new Refusal(`an argument known only after apply (${name} of ${address})`);
-  return value.value === null ? null : { value: value.value, type: value.type };
+  return [value.value === null ? null : { value: value.value, type: value.type }, value.sensitive === true];
 }
 
 function evaluateCommand(expression: string, scope: Scope, address: string): string {
@@ -191,24 +205,29 @@ function evaluateCommand(expression: string, scope: Scope, address: string): str
   if (value === unknown) throw new Refusal(`a local-exec command of ${address} known only after apply`);
   if (typeof value.value !== 'string')
     throw new Diagnostic('Incorrect attribute value type', `The local-exec command of ${address} must be a string.`);
+  // Terraform then hides the command's output; the stand-in does not model that.
+  if (value.sensitive === true) throw new Refusal(`a sensitive value in a local-exec command of ${address}`);
   return value.value;
 }
 
-/** The attributes a reference reads: `input`, `output` and `triggers_replace` as the values they hold. */
-export function attributeValues(attributes: DataAttributes | PlannedAttributes | null): AttributeValues {
+/**
+ * The attributes a reference reads: `input`, `output` and `triggers_replace` as the values they
+ * hold, those named in `sensitive` marked so (Terraform leaves the output unmarked: it is the
+ * provider's copy of the input).
+ */
+export function attributeValues(attributes: DataAttributes | PlannedAttributes | null, sensitive: string[]): AttributeValues {
   if (attributes === null) return {};
-  const read = (value: DynamicValue | UnknownValue | null): Typed | typeof unknown =>
-    value === null ? { value: null, type: 'dynamic' } : 'unknown' in value ? unknown : value;
+  const read = (name: string, value: DynamicValue | UnknownValue | null): Typed | typeof unknown => {
+    if (value !== null && 'unknown' in value) return unknown;
+    const typed: Typed = value === null ? { value: null, type: 'dynamic' } : { value: value.value, type: value.type };
+    return sensitive.includes(name) ? { ...typed, sensitive: true } : typed;
+  };
   return {
     id: typeof attributes.id === 'string' ? { value: attributes.id, type: 'string' } : unknown,
-    input: read(attributes.input),
-    output: read(attributes.output),
-    triggers_replace: read(attributes.triggers_replace),
+    input: read('input', attributes.input),
+    output: read('output', attributes.output),
+    triggers_replace: read('triggers_replace', attributes.triggers_replace),
   };
-}
-
-function plannedValues(after: PlannedAttributes | null): AttributeValues {
-  return attributeValues(after);
 }
 
 /** Resources after those they depend on, in the configuration's order otherwise; a cycle fails. */
@@ -274,6 +293,7 @@ function planOutputs(
     // With -target, only the outputs that refer to a targeted resource are planned.
     if (options.targets.length > 0 && !resourcesOf(output.value).some(targeted)) continue;
     const value = evaluate(output.value, scope);
+    if (value !== unknown && value.sensitive === true && !output.sensitive) throw outputRefersToSensitive();
     const after = value === unknown ? undefined : value.value;
     const same =
       had !== undefined &&
@@ -295,6 +315,15 @@ function planOutputs(
       changes.push({ name, actions: ['delete'], before: had.value, after: null, sensitive: had.sensitive ?? false });
   }
   return changes.sort((a, b) => compare(a.name, b.name));
+}
+
+/** Terraform ties it to the output's block, which it shows; the stand-in shows no excerpts. */
+function outputRefersToSensitive(): Diagnostic {
+  return new Diagnostic(
+    'Output refers to sensitive values',
+    `To reduce the risk of accidentally exporting sensitive data that was intended to be only internal, Terraform requires that any root module output containing sensitive data be explicitly marked as sensitive, to confirm your intent.\n\nIf you do intend to export this data, annotate the output value as sensitive by adding the following argument:\n    sensitive = true`,
+    true,
+  );
 }
 
 /** -detailed-exitcode's question: would apply change anything, outputs included (as Terraform counts them). */

@@ -21,11 +21,15 @@ export interface DataAttributes {
   triggers_replace: DynamicValue | null;
 }
 
+/** A path to a sensitive part of the attributes; the stand-in marks whole attributes only. */
+export type SensitivePath = { type: 'get_attr'; value: string }[];
+
 export interface InstanceV4 {
   status?: 'tainted';
   schema_version: 0;
   attributes: DataAttributes;
-  sensitive_attributes: [];
+  /** Absent from states written before Terraform 0.15. */
+  sensitive_attributes?: SensitivePath[];
   dependencies?: string[];
 }
 
@@ -71,6 +75,8 @@ export interface Instance {
   tainted: boolean;
   /** Addresses it depends on, as the state records them (sorted). */
   dependencies: string[];
+  /** The attributes marked sensitive (an `input` made of a sensitive variable; never the `output` copied from it). */
+  sensitive: string[];
 }
 
 /** What a snapshot holds besides its serial and lineage: the part Terraform compares to decide whether to write. */
@@ -88,6 +94,9 @@ export function snapshotOf(state: StateV4 | undefined): Snapshot {
         attributes: instance.attributes,
         tainted: instance.status === 'tainted',
         dependencies: instance.dependencies ?? [],
+        sensitive: (instance.sensitive_attributes ?? []).flatMap((path) =>
+          path.length === 1 && path[0] !== undefined ? [path[0].value] : [],
+        ),
       })),
     ),
     outputs: state?.outputs ?? {},
@@ -118,7 +127,7 @@ export function stateDocument(snapshot: Snapshot | undefined, lineage: string, s
           ...(instance.tainted ? { status: 'tainted' as const } : {}),
           schema_version: 0,
           attributes: instance.attributes,
-          sensitive_attributes: [],
+          sensitive_attributes: [...instance.sensitive].sort(compare).map((name): SensitivePath => [{ type: 'get_attr', value: name }]),
           ...(instance.dependencies.length > 0 ? { dependencies: instance.dependencies } : {}),
         },
       ],

@@ -17,6 +17,8 @@ export interface Typed {
   type: CtyType;
   /** A variable's value as given, before conversion to its type (`"2"` from TF_VAR_size=2): what a plan records. */
   given?: unknown;
+  /** Marked sensitive: from a sensitive variable, or made of one. */
+  sensitive?: boolean;
 }
 
 /** A value known only after apply: a resource's id before the resource exists. */
@@ -121,7 +123,7 @@ async function typed(variable: VariableBlock, given: Given | undefined, type: Ct
         ? literal(given.value, what)
         : await fromText(given.text, type, what);
   const unsuitable = `Unsuitable value for var.${variable.name} ${given?.source ?? `declared in ${variable.file}`}`;
-  return { ...convert(value, type, unsuitable), given: sortedValue(value) };
+  return { ...convert(value, type, unsuitable), given: sortedValue(value), ...(variable.sensitive ? { sensitive: true } : {}) };
 }
 
 /** The values -var and -var-file give, alone: what apply holds against a saved plan's. */
@@ -260,18 +262,25 @@ export function evaluate(expression: unknown, scope: Scope): Typed | typeof unkn
     const items = expression.map((item) => evaluate(item, scope));
     if (items.some((item) => item === unknown)) return unknown;
     const typed = items as Typed[];
+    refuseMarkedParts(typed);
     return { value: typed.map((item) => item.value), type: ['tuple', typed.map((item) => item.type)] };
   }
   if (typeof expression === 'object' && expression !== null) {
     const entries = Object.entries(expression).map(([key, item]) => [key, evaluate(item, scope)] as const);
     if (entries.some(([, item]) => item === unknown)) return unknown;
     const typed = entries as [string, Typed][];
+    refuseMarkedParts(typed.map(([, item]) => item));
     return {
       value: sortedEntries(typed.map(([key, item]) => [key, item.value])),
       type: ['object', sortedEntries(typed.map(([key, item]) => [key, item.type]))],
     };
   }
   return { value: expression, type: typeOf(expression) };
+}
+
+/** Terraform marks the sensitive element of a collection, not the collection: a path the stand-in does not keep. */
+function refuseMarkedParts(items: Typed[]): void {
+  if (items.some((item) => item.sensitive === true)) throw new Refusal('a sensitive value inside a collection');
 }
 
 /** `${...}` interpolations of a string, `$${` (an escaped `${`) excepted. */
@@ -282,12 +291,14 @@ function evaluateString(text: string, scope: Scope): Typed | typeof unknown {
   const whole = /^\$\{([^{}]*)\}$/.exec(text);
   if (whole?.[1] !== undefined) return reference(whole[1].trim(), scope);
   let known = true as boolean;
+  let sensitive = false as boolean;
   const value = text.replace(interpolation, (_match, inner: string) => {
     const part = reference(inner.trim(), scope);
     if (part === unknown) {
       known = false;
       return '';
     }
+    sensitive ||= part.sensitive === true;
     if (typeof part.value === 'string' || typeof part.value === 'number' || typeof part.value === 'boolean') return String(part.value);
     throw new Diagnostic(
       'Invalid template interpolation value',
@@ -295,7 +306,8 @@ function evaluateString(text: string, scope: Scope): Typed | typeof unknown {
     );
   });
   if (/(?<!\$)\$\{/.test(value)) throw new Refusal(`the template "${text}"`);
-  return known ? { value: value.replace(/\$\$\{/g, '${').replace(/%%\{/g, '%{'), type: 'string' } : unknown;
+  if (!known) return unknown;
+  return { value: value.replace(/\$\$\{/g, '${').replace(/%%\{/g, '%{'), type: 'string', ...(sensitive ? { sensitive: true } : {}) };
 }
 
 /** What the reference names: a variable, or a resource and its attribute. */

@@ -134,13 +134,24 @@ function resourceLines(change: ResourceChange): string[] {
   for (const name of names) {
     const was = change.before === null ? null : (before[name] ?? null);
     const will = change.after === null ? null : (after[name] ?? null);
-    const rendered = attributeLines(name.padEnd(width), was, will, name === 'id' && kind === 'update', 6);
+    const sensitive = change.beforeSensitive.includes(name) || change.afterSensitive.includes(name);
+    const rendered = sensitive
+      ? sensitiveLines(name.padEnd(width), was, will)
+      : attributeLines(name.padEnd(width), was, will, name === 'id' && kind === 'update', 6);
     if (rendered === undefined) hidden++;
     else lines.push(...rendered);
   }
   if (hidden > 0) lines.push(`        # (${hidden} unchanged attribute${hidden === 1 ? '' : 's'} hidden)`);
   lines.push('    }');
   return lines;
+}
+
+/** A sensitive attribute's line, its value never shown; undefined when unchanged and hidden. */
+function sensitiveLines(name: string, was: Attribute, will: Attribute): string[] | undefined {
+  const hidden = '(sensitive value)';
+  if (was === null) return will === null ? undefined : [`      + ${name} = ${hidden}`];
+  if (will === null) return [`      - ${name} = ${hidden} -> null`];
+  return JSON.stringify(was) === JSON.stringify(will) ? undefined : [`      ~ ${name} = ${hidden}`];
 }
 
 /** An attribute's lines at `indent`; undefined when unchanged and hidden. */

@@ -12,7 +12,8 @@ import { spawn } from 'node:child_process';
 import type { OutputBlock } from './configuration.ts';
 import { attributeValues, ordered, type Plan, type ResourceChange } from './plan.ts';
 import { compare, snapshotOf, terraformUuid, type DataAttributes, type Instance, type Snapshot, type StateV4 } from './state.ts';
-import { Diagnostic, evaluate, resourcesOf, unknown, type Scope } from './values.ts';
+import { Diagnostic } from './diagnostics.ts';
+import { evaluate, resourcesOf, unknown, type Scope } from './values.ts';
 
 export interface ApplyResult {
   snapshot: Snapshot;

@@ -9,7 +9,7 @@ import https from 'node:https';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BackendBlock } from './configuration.ts';
-import { Diagnostic } from './values.ts';
+import { Diagnostic } from './diagnostics.ts';
 import { stateText, terraformUuid, type StateV4 } from './state.ts';
 import { standInVersion } from './version.ts';
 

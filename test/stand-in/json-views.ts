@@ -278,7 +278,7 @@ function configurationJson(configuration: Configuration): Json {
                 expressions: { command: expressionJson(command) },
               })),
             }),
-        expressions,
+        ...(Object.keys(expressions).length === 0 ? {} : { expressions }),
         schema_version: 0,
         ...(resource.dependsOn.length === 0 ? {} : { depends_on: resource.dependsOn }),
       };

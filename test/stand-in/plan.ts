@@ -10,7 +10,8 @@ import fs from 'node:fs';
 import type { BackendBlock, Configuration, ResourceBlock } from './configuration.ts';
 import { Refusal } from './refusal.ts';
 import { compare, snapshotOf, type DataAttributes, type DynamicValue, type Instance, type StateV4 } from './state.ts';
-import { Diagnostic, evaluate, resourcesOf, unknown, type AttributeValues, type CtyType, type Scope, type Typed } from './values.ts';
+import { Diagnostic } from './diagnostics.ts';
+import { evaluate, resourcesOf, unknown, type AttributeValues, type CtyType, type Scope, type Typed } from './values.ts';
 
 export type Action = 'create' | 'update' | 'delete' | 'no-op';
 

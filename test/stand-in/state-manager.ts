@@ -8,7 +8,7 @@
  */
 import { HttpState } from './http-state.ts';
 import { snapshotOf, stateDocument, terraformUuid, type Snapshot, type StateV4 } from './state.ts';
-import { Diagnostic } from './values.ts';
+import { Diagnostic } from './diagnostics.ts';
 
 interface Read {
   snapshot: Snapshot;

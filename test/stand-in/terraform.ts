@@ -7,18 +7,19 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { applyPlan } from './apply.ts';
-import { ConfigurationError, readConfiguration, type BackendBlock } from './configuration.ts';
+import { readConfiguration, type BackendBlock } from './configuration.ts';
 import { backendSettings, HttpState } from './http-state.ts';
 import { Interrupts } from './interrupts.ts';
 import { outputsJson, planJson, stateJson } from './json-views.ts';
 import { hasChanges, makePlan, readPlanFile, refuseStalePlan, targetedAddresses, writePlanFile, type Plan } from './plan.ts';
 import { Refusal } from './refusal.ts';
+import { applyAndSave } from './local-operation.ts';
 import { StateManager } from './state-manager.ts';
 import { snapshotOf, stateDocument, stateText, type StateV4 } from './state.ts';
-import { argumentValues, Diagnostic, printOrder, readVariables } from './values.ts';
+import { Diagnostic, report } from './diagnostics.ts';
+import { argumentValues, readVariables } from './variables.ts';
 import { standInVersion } from './version.ts';
-import { applySummary, planLines, refreshLines } from './views.ts';
+import { planLines, refreshLines } from './views.ts';
 
 const directory = process.cwd();
 const marker = path.join(directory, '.terraform', 'stand-in-backend.json');
@@ -196,7 +197,7 @@ async function apply(args: string[], destroy: boolean): Promise<number> {
     return locked(backend, 'OperationTypeApply', !flags.booleans.has('no-lock'), async (manager, current) => {
       refuseStalePlan(saved, current);
       await refuseChangedVariables(saved, flags);
-      return applyAndSave(saved, current, manager, false);
+      return applyAndSave(saved, current, manager, { directory, print, interrupts, destroyCommand: false });
     });
   }
   if (!flags.booleans.has('auto-approve'))
@@ -204,7 +205,7 @@ async function apply(args: string[], destroy: boolean): Promise<number> {
   const { code } = await planHere(flags, 'OperationTypeApply', async (made, current, manager) => {
     for (const line of planLines(made)) print(line);
     if (interrupts.halt.aborted) throw new Diagnostic('execution halted', '');
-    return applyAndSave(made, current, manager, destroy);
+    return applyAndSave(made, current, manager, { directory, print, interrupts, destroyCommand: destroy });
   });
   return code;
 }
@@ -220,82 +221,6 @@ async function refuseChangedVariables(saved: Plan, flags: Flags): Promise<void> 
       `The variable ${name} cannot be set using the -var and -var-file options when applying a saved plan file, because a saved plan includes the variable values that were set when it was created. The saved plan specifies ${JSON.stringify(planned.given)} as the value whereas during apply the value ${JSON.stringify(value.given)} was set by a CLI argument. To declare an ephemeral variable which is not saved in the plan file, use ephemeral = true.`,
     );
   }
-}
-
-const earlyWriteFailed = (reason: string) =>
-  new Diagnostic(
-    'Error saving current state',
-    `Error: ${reason}\n\nTerraform encountered an error attempting to save the state before cancelling the current operation. Once the operation is complete another attempt will be made to save the final state.`,
-  );
-
-const stateBackedUp = `The error shown above has prevented Terraform from writing the updated state to the configured backend. To allow for recovery, the state has been written to the file "errored.tfstate" in the current working directory.
-
-Running "terraform apply" again at this point will create a forked state, making it harder to recover.
-
-To retry writing this state, use the following command:
-    terraform state push errored.tfstate
-`;
-
-/**
- * Applies the plan the way Terraform 1.x's local operation does: on the first interrupt it says it
- * is stopping, tries to persist the state at once (and once more as its state hook is told to
- * stop, after which every state update is persisted), then asks the running work to stop; at the
- * end it writes the final state, or, when the backend refuses it, writes errored.tfstate here.
- * A second interrupt cancels: no final write, and the lock is released.
- */
-async function applyAndSave(plan: Plan, current: StateV4 | undefined, manager: StateManager, destroyCommand: boolean): Promise<number> {
-  const stop = new AbortController();
-  let stopping = false;
-  let stopped: Promise<void> = Promise.resolve();
-  const onHalt = () => {
-    stopped = (async () => {
-      print('Stopping operation...');
-      await manager.persist().catch((error: unknown) => report(earlyWriteFailed(message(error))));
-      stopping = true;
-      await manager.persist().catch(() => undefined);
-      stop.abort();
-    })();
-  };
-  interrupts.halt.addEventListener('abort', onHalt, { once: true });
-  const result = await applyPlan(plan, current, {
-    directory,
-    print,
-    halt: interrupts.halt,
-    stop: stop.signal,
-    cancel: interrupts.cancel,
-    stateUpdated: async (snapshot) => {
-      // Once stopping, every state update is persisted: the work in flight may be all Terraform gets to record.
-      const force = stopping;
-      await manager.write(snapshot);
-      if (force) await manager.persist().catch(() => undefined);
-    },
-  }).finally(() => interrupts.halt.removeEventListener('abort', onHalt));
-  await stopped;
-  if (interrupts.cancel.aborted) {
-    report(new Diagnostic('operation canceled', ''));
-    return 1;
-  }
-  await manager.write(result.snapshot);
-  try {
-    await manager.persist();
-  } catch (error) {
-    fs.writeFileSync(path.join(directory, 'errored.tfstate'), stateText(manager.exported(result.snapshot)));
-    const saving = [
-      new Diagnostic('Failed to save state', `Error saving state: ${message(error)}`),
-      new Diagnostic('Failed to persist state to backend', stateBackedUp),
-    ];
-    for (const diagnostic of printOrder([...result.failures, ...saving])) report(diagnostic);
-    return 1;
-  }
-  for (const failure of printOrder(result.failures)) report(failure);
-  if (result.failures.length > 0) return 1;
-  for (const line of applySummary(destroyCommand, result, result.snapshot)) print(line);
-  return 0;
-}
-
-function message(error: unknown): string {
-  if (error instanceof Diagnostic) return error.detail;
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Reads the state without locking it, as show, output and state pull do. */
@@ -355,32 +280,6 @@ function version(args: string[]): number {
     print(`Terraform v${standInVersion}\non linux_amd64`);
   }
   return 0;
-}
-
-/** Terraform's diagnostic: the summary, then the detail wrapped to lines shorter than 78 columns (indented lines kept as they are). */
-function report(error: unknown): void {
-  if (error instanceof Diagnostic)
-    process.stderr.write(`\nError: ${error.summary}\n\n${error.detail === '' ? '' : `${wrap(error.detail)}\n`}`);
-  else if (error instanceof Refusal || error instanceof ConfigurationError) process.stderr.write(`\nError: ${error.message}\n\n`);
-  else process.stderr.write(`\nError: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n\n`);
-}
-
-function wrap(text: string): string {
-  return text
-    .split('\n')
-    .map((line) => {
-      if (/^\s/.test(line) || line.length < 78) return line;
-      const lines: string[] = [];
-      let current = '';
-      for (const word of line.split(' ')) {
-        if (current !== '' && current.length + 1 + word.length >= 78) {
-          lines.push(current);
-          current = word;
-        } else current = current === '' ? word : `${current} ${word}`;
-      }
-      return [...lines, current].join('\n');
-    })
-    .join('\n');
 }
 
 async function main(args: string[]): Promise<number> {

@@ -20,6 +20,7 @@ import {
   writeFirstState,
   type Response,
 } from './harness.ts';
+import { assertRawErrorDocument, rawRequest, requestHead } from './raw-http.ts';
 import { runTerraform, terraformProject } from './state-backend-terraform.ts';
 import { binaryName } from './terraform-binary.ts';
 
@@ -185,7 +186,19 @@ describeEachStore('the Terraform http state backend', { env: { STRATUM_STATE_MAX
       assert.equal((await send('POST', `${base(ws)}/state`, big)).status, 200);
       assert.equal((await send('GET', `${base(ws)}/state`)).text, big);
       const huge = stateText(2, 'big', 'x'.repeat(2560 * 1024));
-      assert.equal(assertError(await send('POST', `${base(ws)}/state`, huge), 413).length, 1);
+      // The server answers on the declared length and closes, unread body and all: a client still writing
+      // it may meet the reset before the answer (fetch does, at some sizes). Only the head is sent here.
+      const refused = await rawRequest(context.server.url, {
+        head: requestHead('POST', `${base(ws)}/state`, {
+          authorization: adminBasic,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(huge),
+          'content-md5': md5(huge),
+        }),
+        waitMs: 5000,
+      });
+      assertRawErrorDocument(refused, 413);
+      assert.equal(refused.body.errors.length, 1);
       assert.equal((await historyOf(ws)).length, 1);
     });
 

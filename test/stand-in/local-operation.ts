@@ -27,13 +27,6 @@ To retry writing this state, use the following command:
     terraform state push errored.tfstate
 `;
 
-/**
- * Applies the plan the way Terraform 1.x's local operation does: on the first interrupt it says it
- * is stopping, tries to persist the state at once (and once more as its state hook is told to
- * stop, after which every state update is persisted), then asks the running work to stop; at the
- * end it writes the final state, or, when the backend refuses it, writes errored.tfstate here.
- * A second interrupt cancels: no final write, and the lock is released.
- */
 export interface OperationContext {
   directory: string;
   print: (line: string) => void;
@@ -42,6 +35,13 @@ export interface OperationContext {
   destroyCommand: boolean;
 }
 
+/**
+ * Applies the plan the way Terraform 1.x's local operation does: on the first interrupt it says it
+ * is stopping, tries to persist the state at once (and once more as its state hook is told to
+ * stop, after which every state update is persisted), then asks the running work to stop; at the
+ * end it writes the final state, or, when the backend refuses it, writes errored.tfstate here.
+ * A second interrupt cancels: no final write, and the lock is released.
+ */
 export async function applyAndSave(
   plan: Plan,
   current: StateV4 | undefined,

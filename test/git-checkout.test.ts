@@ -20,11 +20,11 @@ before(async () => {
   git = await GitServer.start(token);
   remote = {
     url: git.repository('infrastructure', [
-      { files: { 'main.tf': 'resource "null_resource" "main" {}\n', 'env/prod/main.tf': '# prod\n' }, tags: [] },
+      { files: { 'main.tf': 'resource "terraform_data" "main" {}\n', 'env/prod/main.tf': '# prod\n' }, tags: [] },
     ]),
     credential: { kind: 'token', username: 'x-access-token', token },
   };
-  git.commit('infrastructure', 'feature/next', { 'main.tf': 'resource "null_resource" "next" {}\n' });
+  git.commit('infrastructure', 'feature/next', { 'main.tf': 'resource "terraform_data" "next" {}\n' });
 });
 after(async () => {
   await git.stop();
@@ -48,7 +48,7 @@ describe('workspace source checkout', () => {
     const folder = path.join(scratch, 'main');
     const commit = await checkout(remote, 'main', folder);
     assert.match(commit, /^[0-9a-f]{40}$/);
-    assert.equal(fs.readFileSync(path.join(folder, 'main.tf'), 'utf8'), 'resource "null_resource" "main" {}\n');
+    assert.equal(fs.readFileSync(path.join(folder, 'main.tf'), 'utf8'), 'resource "terraform_data" "main" {}\n');
     assert.equal(fs.readFileSync(path.join(folder, 'env/prod/main.tf'), 'utf8'), '# prod\n');
     assert.equal(execFileSync('git', ['rev-list', '--count', 'HEAD'], { cwd: folder }).toString().trim(), '1');
     const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
@@ -60,7 +60,7 @@ describe('workspace source checkout', () => {
   it('checks out another branch, whose name has a slash', async () => {
     const folder = path.join(scratch, 'next');
     const commit = await checkout(remote, 'feature/next', folder);
-    assert.equal(fs.readFileSync(path.join(folder, 'main.tf'), 'utf8'), 'resource "null_resource" "next" {}\n');
+    assert.equal(fs.readFileSync(path.join(folder, 'main.tf'), 'utf8'), 'resource "terraform_data" "next" {}\n');
     assert.equal(execFileSync('git', ['rev-parse', 'HEAD'], { cwd: folder }).toString().trim(), commit);
   });
 

@@ -58,14 +58,14 @@ describeEachStore('jobs and their steps', (context) => {
 
   it("creates a job as the web UI's Run now does: pending, numbered, with the template's steps", async () => {
     const workspace = await createWorkspace(context.server, organization);
-    const created = await startJob(workspace, planAndApply, {}, { targetAddrs: ['null_resource.a', 'module.m.null_resource.b'] });
+    const created = await startJob(workspace, planAndApply, {}, { targetAddrs: ['terraform_data.a', 'module.m.terraform_data.b'] });
     assert.equal(created.type, 'job');
     assert.match(created.id, /^[1-9][0-9]*$/);
     assert.equal(created.attributes.status, 'pending');
     assert.equal(created.attributes.via, 'UI');
     assert.equal(created.attributes.overrideBranch, 'main');
     assert.equal(created.attributes.templateReference, planAndApply);
-    assert.deepEqual(created.attributes.targetAddrs, ['null_resource.a', 'module.m.null_resource.b']);
+    assert.deepEqual(created.attributes.targetAddrs, ['terraform_data.a', 'module.m.terraform_data.b']);
     assert.equal(created.attributes.replaceAddrs, null);
 
     // The run detail page: the job with its steps and workspace.
@@ -160,7 +160,7 @@ describeEachStore('jobs and their steps', (context) => {
       422,
       '/data/attributes/targetAddrs',
     );
-    const tooMany = Array.from({ length: 101 }, (_, i) => `null_resource.r${i}`);
+    const tooMany = Array.from({ length: 101 }, (_, i) => `terraform_data.r${i}`);
     assertError(
       await context.server.post(org('/job'), runNow(workspace, planAndApply, { replaceAddrs: tooMany })),
       422,
@@ -318,13 +318,13 @@ describeEachStore('jobs and their steps', (context) => {
 
   it('serves jobs through GraphQL and atomic operations too', async () => {
     const workspace = await createWorkspace(context.server, organization);
-    const job = await startJob(workspace, planAndApply, {}, { replaceAddrs: ['null_resource.x'] });
+    const job = await startJob(workspace, planAndApply, {}, { replaceAddrs: ['terraform_data.x'] });
     const query = `{ organization(ids: ["${organization}"]) { edges { node { job(ids: ["${job.id}"]) { edges { node { id status replaceAddrs workspace { edges { node { id } } } step { edges { node { stepNumber status } } } } } } } } } }`;
     const read = await context.server.post('/graphql/api/v1', { query });
     assert.equal(read.status, 200, read.text);
     const node = read.body.data.organization.edges[0].node.job.edges[0].node;
     assert.equal(node.id, job.id);
-    assert.deepEqual(node.replaceAddrs, ['null_resource.x']);
+    assert.deepEqual(node.replaceAddrs, ['terraform_data.x']);
     assert.equal(node.workspace.edges[0].node.id, workspace);
     assert.equal(node.step.edges.length, 2);
 

@@ -26,30 +26,37 @@ describe('the structured view of a plan', () => {
   it('lists what the plan changes, with its action, and leaves out what it keeps', () => {
     const view = planView(
       plan(
-        resource('null_resource.kept', 'null_resource', { actions: ['no-op'] }),
-        resource('null_resource.new', 'null_resource', {
+        resource('terraform_data.kept', 'terraform_data', { actions: ['no-op'] }),
+        resource('terraform_data.new', 'terraform_data', {
           actions: ['create'],
-          after: { triggers: { name: 'a' } },
-          after_unknown: { id: true },
+          after: { input: 'a', triggers_replace: { name: 'a' } },
+          after_unknown: { id: true, output: true, triggers_replace: {} },
+          after_sensitive: { triggers_replace: {} },
         }),
-        resource('module.net.null_resource.old', 'null_resource', {
+        resource('module.net.terraform_data.old', 'terraform_data', {
           actions: ['delete', 'create'],
-          before: { id: '1' },
-          after: { id: null },
+          before: { id: '1', input: null, output: null, triggers_replace: null },
+          after: { input: null, output: null, triggers_replace: null },
         }),
-        resource('null_resource.imported', 'null_resource', { actions: ['no-op'], importing: { id: 'i-1' } }),
+        resource('terraform_data.imported', 'terraform_data', { actions: ['no-op'], importing: { id: 'i-1' } }),
       ),
     );
     assert.deepEqual(
       view?.map((change) => [change.address, change.action, change.moduleAddress]),
       [
-        ['null_resource.new', 'create', undefined],
-        ['module.net.null_resource.old', 'replace', 'module.net'],
-        ['null_resource.imported', 'import', undefined],
+        ['terraform_data.new', 'create', undefined],
+        ['module.net.terraform_data.old', 'replace', 'module.net'],
+        ['terraform_data.imported', 'import', undefined],
       ],
     );
     const [created, , imported] = view;
-    assert.deepEqual([created?.after, created?.afterUnknown], [{ triggers: { name: 'a' } }, { id: true }]);
+    assert.deepEqual(
+      [created?.after, created?.afterUnknown],
+      [
+        { input: 'a', triggers_replace: { name: 'a' } },
+        { id: true, output: true, triggers_replace: {} },
+      ],
+    );
     assert.deepEqual(imported?.importing, { id: 'i-1' });
   });
 
@@ -73,19 +80,26 @@ describe('the structured view of a plan', () => {
     assert.doesNotMatch(JSON.stringify(change), /secret|t1|t2/);
   });
 
-  it("marks terraform_data's output as sensitive as its input", () => {
+  it("marks terraform_data's output as sensitive as its input, which Terraform does not", () => {
+    // As Terraform 1.11.4 shows a change of a sensitive input: the output it copied is not marked.
     const change = onlyChange(
       planView(
         plan(
           resource('terraform_data.key', 'terraform_data', {
-            actions: ['create'],
-            after: { input: 'k3y', output: 'k3y' },
-            after_sensitive: { input: true },
+            actions: ['update'],
+            before: { id: 'b0f7c1e2-5d3a-4c8b-9e6f-0a1b2c3d4e5f', input: 'k3y', output: 'k3y', triggers_replace: ['a'] },
+            after: { id: 'b0f7c1e2-5d3a-4c8b-9e6f-0a1b2c3d4e5f', input: 'k4y', triggers_replace: ['a'] },
+            after_unknown: { output: true, triggers_replace: [false] },
+            before_sensitive: { input: true, triggers_replace: [false] },
+            after_sensitive: { input: true, triggers_replace: [false] },
           }),
         ),
       ),
     );
-    assert.deepEqual(change.after, { input: null, output: null });
+    assert.deepEqual(change.before, { id: 'b0f7c1e2-5d3a-4c8b-9e6f-0a1b2c3d4e5f', input: null, output: null, triggers_replace: ['a'] });
+    assert.deepEqual(change.after, { id: 'b0f7c1e2-5d3a-4c8b-9e6f-0a1b2c3d4e5f', input: null, triggers_replace: ['a'] });
+    assert.deepEqual(change.changedSensitive, { input: true, output: true });
+    assert.doesNotMatch(JSON.stringify(change), /k3y|k4y/);
   });
 
   it('is no view of something that is not a plan', () => {

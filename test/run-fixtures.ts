@@ -1,40 +1,31 @@
 /**
  * What the suites about runs share: a server with the executor on and a Terraform binary in its
- * tools folder (the stand-in, or STRATUM_TEST_TERRAFORM with STRATUM_TEST_TERRAFORM_CLI_CONFIG naming
- * a CLI configuration whose provider mirror holds hashicorp/null), repositories served by a git
- * server on loopback, and the calls a user makes to run jobs and watch them.
+ * tools folder under the binary's own version (the one test/terraform-binary.ts chooses: a real
+ * Terraform, or the stand-in), repositories served by a git server on loopback, and the calls a
+ * user makes to run jobs and watch them. The configurations use Terraform's built-in
+ * terraform_data, so that no provider needs downloading.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { GitServer } from './git-server.ts';
 import { createOrganization, createRecord, createWorkspace, eventually, TestServer, type StoreKind } from './harness.ts';
+import { binary, binaryName, terraformVersion } from './terraform-binary.ts';
 
-const standIn = path.join(path.dirname(fileURLToPath(import.meta.url)), 'stand-in', 'terraform');
-export const binary = process.env.STRATUM_TEST_TERRAFORM ?? standIn;
-export const binaryName = binary === standIn ? 'stand-in' : binary;
-export const terraformVersion = '0.13.7';
+export { binary, binaryName, terraformVersion };
 /** A sensitive variable's value every workspace has: no log or answer may show it. */
 export const secretValue = 'hunter2-top-secret-value';
 
-/** A configuration with one null resource whose creation runs `command`, and an output. */
-export const mainTf = (command: string) => `terraform {
-  required_providers {
-    null = {
-      source  = "hashicorp/null"
-      version = "3.1.0"
-    }
-  }
-}
-
-variable "name" {
+/** A configuration with one terraform_data resource whose creation runs `command`, and an output of it. */
+export const mainTf = (command: string) => `variable "name" {
   type = string
 }
 
-resource "null_resource" "greeting" {
-  triggers = {
+resource "terraform_data" "greeting" {
+  input = var.name
+
+  triggers_replace = {
     name = var.name
   }
 
@@ -44,9 +35,18 @@ resource "null_resource" "greeting" {
 }
 
 output "greeting" {
-  value = "hello-\${var.name}"
+  value = "hello-\${terraform_data.greeting.output}"
 }
 `;
+
+/** A workspace variable as the API takes it. */
+export interface WorkspaceVariable {
+  key: string;
+  value: string;
+  category: 'TERRAFORM' | 'ENV';
+  sensitive?: boolean;
+  hcl?: boolean;
+}
 
 export interface JsonRecord {
   id: string;
@@ -100,7 +100,15 @@ export class RunBench {
 
   /** A workspace on a new repository whose apply runs `command`, with a Terraform variable and a sensitive ENV variable. */
   async workspaceRunning(name: string, command: string): Promise<string> {
-    const source = this.git.repository(name, [{ files: { 'main.tf': mainTf(command) }, tags: [] }]);
+    return this.workspaceOf(name, { 'main.tf': mainTf(command) }, [
+      { key: 'name', value: 'alpha', category: 'TERRAFORM' },
+      { key: 'SECRET_TOKEN', value: secretValue, category: 'ENV', sensitive: true },
+    ]);
+  }
+
+  /** A workspace on a new repository holding `files` at the top of its main branch, with `variables`. */
+  async workspaceOf(name: string, files: Record<string, string>, variables: WorkspaceVariable[] = []): Promise<string> {
+    const source = this.git.repository(name, [{ files, tags: [] }]);
     const workspace = await createWorkspace(this.server, this.organization, {
       source,
       branch: 'main',
@@ -108,9 +116,8 @@ export class RunBench {
       terraformVersion,
       iacType: 'terraform',
     });
-    const variables = this.org(`/workspace/${workspace}/variable`);
-    await createRecord(this.server, variables, 'variable', { key: 'name', value: 'alpha', category: 'TERRAFORM' });
-    await createRecord(this.server, variables, 'variable', { key: 'SECRET_TOKEN', value: secretValue, category: 'ENV', sensitive: true });
+    for (const variable of variables)
+      await createRecord(this.server, this.org(`/workspace/${workspace}/variable`), 'variable', { ...variable });
     return workspace;
   }
 

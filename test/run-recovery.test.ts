@@ -26,8 +26,10 @@ for (const kind of storeKinds) {
       const workspace = await bench.workspaceRunning('killed', 'sleep 20');
       const id = await bench.startJob(workspace, await bench.templateNamed('Plan and apply'));
       await bench.stepRuns(id, 1);
+      // The step checks out and initializes before Terraform takes the lock: seconds on a busy machine.
       await eventually('the apply holds the state lock', async () => assert.equal(await bench.stateLocks(workspace), 1), {
         timeoutMs: 60_000,
+        intervalMs: 100,
       });
       await bench.server.kill();
 

@@ -1,8 +1,8 @@
 /**
  * A run's variables: which layer wins a key, what a step's inputs import, what counts as a secret,
- * what stops a run, and that Terraform (the stand-in, or a real binary named by
- * STRATUM_TEST_TERRAFORM) reads the written file with HCL values kept HCL and strings kept strings;
- * then the same rules through jobs a server runs, on each store.
+ * what stops a run, and that Terraform (the binary test/terraform-binary.ts chooses) reads the
+ * written file with HCL values kept HCL and strings kept strings; then the same rules through jobs a
+ * server runs, on each store.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -10,11 +10,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { assembleVariables, hclString, terraformVariablesFile, type RunVariable } from '../src/runs/run-variables.ts';
 import { createCollection, createRecord, createTemplate, createWorkspace, storeKinds } from './harness.ts';
-import { binaryName, RunBench, terraformVersion } from './run-fixtures.ts';
+import { RunBench, terraformVersion } from './run-fixtures.ts';
 import { StateBackendRecorder, terraformEnvironment } from './state-backend-recorder.ts';
+import { binary, binaryName } from './terraform-binary.ts';
 
 const plain = (key: string, value: string, more: Partial<RunVariable> = {}): RunVariable => ({
   key,
@@ -120,8 +120,7 @@ describe('run variables', () => {
     assert.equal(hclString('a "quoted" ${var.x} %{if} \\ \n'), '"a \\"quoted\\" $${var.x} %%{if} \\\\ \\n"');
   });
 
-  it('gives Terraform strings as strings and HCL values as HCL', { timeout: 120_000 }, async () => {
-    const binary = process.env.STRATUM_TEST_TERRAFORM ?? path.join(path.dirname(fileURLToPath(import.meta.url)), 'stand-in', 'terraform');
+  it(`gives Terraform (${binaryName}) strings as strings and HCL values as HCL`, { timeout: 120_000 }, async () => {
     const directory = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'run-variables-'));
     const assembled = await assembleVariables({
       globals: [],

@@ -2,7 +2,8 @@
  * Jobs run end to end: the executor in the server takes a job, checks out the workspace's
  * repository from a git server on loopback, runs Terraform against Stratum's own state backend,
  * stores and streams the logs (redacted), waits for approvals, and ends the job; schedules start
- * jobs by themselves. The binary is the stand-in unless STRATUM_TEST_TERRAFORM names a real one.
+ * jobs by themselves. The binary is the one test/terraform-binary.ts chooses: a real Terraform where
+ * there is one, else the stand-in.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -51,12 +52,13 @@ for (const kind of storeKinds) {
       assert.equal(context.status, 200, context.text);
       const [change, ...others] = context.body.planStructuredOutput[String(waiting.steps[0]?.id)];
       assert.deepEqual(others, []);
-      assert.equal(change.address, 'null_resource.greeting');
-      assert.equal(change.resourceType, 'null_resource');
+      assert.equal(change.address, 'terraform_data.greeting');
+      assert.equal(change.resourceType, 'terraform_data');
       assert.equal(change.resourceName, 'greeting');
       assert.deepEqual([change.action, change.actions], ['create', ['create']]);
       assert.equal(change.before, null);
-      assert.deepEqual(change.after.triggers, { name: 'alpha' });
+      assert.deepEqual(change.after, { input: 'alpha', triggers_replace: { name: 'alpha' } });
+      assert.deepEqual(change.afterUnknown, { id: true, output: true, triggers_replace: {} });
       assert.doesNotMatch(context.text, new RegExp(secretValue));
 
       const approved = await server().patch(org(`/job/${id}`), resourceDocument('job', { status: 'approved' }, { id }));
@@ -86,6 +88,37 @@ for (const kind of storeKinds) {
         unchanged.steps.map((step) => step.attributes.status),
         ['completed', 'notExecuted', 'notExecuted'],
       );
+    });
+
+    it("keeps what Terraform marks sensitive out of a plan's structured view, terraform_data's copy of it too", async () => {
+      // Sensitive to Terraform only: Stratum holds it as a plain variable, so no redaction of its own hides it.
+      const workspace = await bench.workspaceOf(
+        'sensitive-input',
+        {
+          'main.tf':
+            'variable "token" {\n  type      = string\n  sensitive = true\n}\n\nresource "terraform_data" "token" {\n  input = var.token\n}\n',
+        },
+        [{ key: 'token', value: 'first-t0ken', category: 'TERRAFORM' }],
+      );
+      await statusOf(await startJob(workspace, await templateNamed('Plan and apply')), 'completed');
+      const variables = (await server().get(org(`/workspace/${workspace}/variable`))).body.data as JsonRecord[];
+      const token = variables.find((variable) => variable.attributes.key === 'token');
+      assert.ok(token);
+      const changed = await server().patch(org(`/workspace/${workspace}/variable/${token.id}`), {
+        data: { type: 'variable', id: token.id, attributes: { value: 'second-t0ken' } },
+      });
+      assert.equal(changed.status, 204, changed.text);
+
+      const id = await startJob(workspace, await templateNamed('Plan'));
+      const planned = await statusOf(id, 'completed');
+      const context = await server().get(`/context/v1/${id}`);
+      assert.equal(context.status, 200, context.text);
+      const [change] = context.body.planStructuredOutput[String(planned.steps[0]?.id)];
+      // Terraform shows the output it copied from the first token unmarked; the view hides it with the input.
+      assert.deepEqual([change.address, change.actions], ['terraform_data.token', ['update']]);
+      assert.deepEqual(change.before, { id: change.before.id, input: null, output: null, triggers_replace: null });
+      assert.deepEqual(change.changedSensitive, { input: true, output: true });
+      assert.doesNotMatch(context.text, /first-t0ken|second-t0ken/);
     });
 
     it('runs one job of a workspace at a time: a second waits, pending, behind one waiting for its approval', async () => {

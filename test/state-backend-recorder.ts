@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
+import { toolEnvironment } from './terraform-binary.ts';
 
 export interface RecordedRequest {
   method: string;
@@ -26,13 +26,22 @@ export class StateBackendRecorder {
   state: string | undefined;
   /** The lock info JSON of the holder, as the LOCK body carried it. */
   lock: string | undefined;
+  /** When set, every upload is answered with this status and nothing is stored: a backend that cannot take the state. */
+  refuseUploads: number | undefined;
+  /** How long an upload waits for its answer: a slow backend, which keeps Terraform busy persisting. */
+  uploadDelayMs = 0;
   private readonly server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const { status, body } = this.answer(request, Buffer.concat(chunks));
-      response.writeHead(status, body === undefined ? {} : { 'content-type': 'application/json' });
-      response.end(body);
+      setTimeout(
+        () => {
+          response.writeHead(status, body === undefined ? {} : { 'content-type': 'application/json' });
+          response.end(body);
+        },
+        request.method === 'POST' ? this.uploadDelayMs : 0,
+      );
     });
   });
 
@@ -89,6 +98,7 @@ export class StateBackendRecorder {
         this.lock = undefined;
         return reply(200);
       case 'POST':
+        if (this.refuseUploads !== undefined) return reply(this.refuseUploads);
         if (this.lock !== undefined && url.searchParams.get('ID') !== lockId(this.lock)) return reply(409, this.lock);
         this.state = recorded.body;
         return reply(200);
@@ -100,21 +110,15 @@ export class StateBackendRecorder {
 
 /**
  * The controlled environment an executor gives Terraform, aimed at a recorder started at `url`:
- * its http backend's addresses and credentials, and the CLI configuration a real binary needs to
- * find its providers offline (STRATUM_TEST_TERRAFORM_CLI_CONFIG).
+ * its http backend's addresses and credentials.
  */
 export function terraformEnvironment(directory: string, url: string, recorder: StateBackendRecorder): Record<string, string> {
-  const cliConfig = process.env.STRATUM_TEST_TERRAFORM_CLI_CONFIG;
   return {
-    PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin`,
-    HOME: directory,
-    CHECKPOINT_DISABLE: '1',
-    TF_IN_AUTOMATION: '1',
+    ...toolEnvironment(directory),
     TF_HTTP_ADDRESS: `${url}/state`,
     TF_HTTP_LOCK_ADDRESS: `${url}/state/lock`,
     TF_HTTP_UNLOCK_ADDRESS: `${url}/state/lock`,
     TF_HTTP_USERNAME: recorder.username,
     TF_HTTP_PASSWORD: recorder.password,
-    ...(cliConfig === undefined ? {} : { TF_CLI_CONFIG_FILE: cliConfig }),
   };
 }

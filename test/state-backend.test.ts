@@ -2,10 +2,11 @@
  * Terraform's http state backend as Stratum serves it: the protocol (lock, 423 with the holder's
  * info, the lock ID on writes, Content-MD5), serial and lineage checks, every state a `history`
  * record, the state sealed in the store, the web UI's state pages and rollback, who may reach
- * state, job credentials, and the Terraform stand-in run against it end to end.
+ * state, job credentials, and Terraform (a real binary or the stand-in) run against it end to end.
  */
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import { before, describe, it } from 'node:test';
 import { mintStateCredential } from '../src/auth/tokens.ts';
 import { data, literal } from './graphql-helpers.ts';
@@ -19,25 +20,36 @@ import {
   writeFirstState,
   type Response,
 } from './harness.ts';
-import { runStandIn, standInProject } from './state-backend-stand-in.ts';
+import { assertRawErrorDocument, rawRequest, requestHead } from './raw-http.ts';
+import { runTerraform, terraformProject } from './state-backend-terraform.ts';
+import { binaryName } from './terraform-binary.ts';
 
-/** A Terraform state (format 4) holding a secret output and a resource, as Terraform writes one. */
+/** A Terraform state (format 4) holding a secret output and a resource, as Terraform 1.11 writes one. */
 function stateText(serial: number, lineage: string, secret = 'pa55-s3cret'): string {
   const state = {
     version: 4,
-    terraform_version: '0.13.7',
+    terraform_version: '1.11.4',
     serial,
     lineage,
     outputs: { password: { value: secret, type: 'string', sensitive: true }, name: { value: 'alpha', type: 'string' } },
     resources: [
       {
         mode: 'managed',
-        type: 'null_resource',
+        type: 'terraform_data',
         name: 'greeting',
-        provider: 'provider["registry.terraform.io/hashicorp/null"]',
-        instances: [{ schema_version: 0, attributes: { id: '42', triggers: { name: 'alpha' } }, dependencies: [] }],
+        provider: 'provider["terraform.io/builtin/terraform"]',
+        instances: [
+          {
+            schema_version: 0,
+            // Null where Terraform writes a value with its type: `show -json` prints those unwrapped.
+            attributes: { id: '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0', input: null, output: null, triggers_replace: null },
+            sensitive_attributes: [],
+            dependencies: [],
+          },
+        ],
       },
     ],
+    check_results: null,
   };
   return `${JSON.stringify(state, null, 2)}\n`;
 }
@@ -48,7 +60,7 @@ const lockInfo = (id = randomUUID()) =>
     Operation: 'OperationTypeApply',
     Info: '',
     Who: 'tester@host',
-    Version: '0.13.7',
+    Version: '1.11.4',
     Created: new Date().toISOString(),
     Path: '',
   });
@@ -174,7 +186,19 @@ describeEachStore('the Terraform http state backend', { env: { STRATUM_STATE_MAX
       assert.equal((await send('POST', `${base(ws)}/state`, big)).status, 200);
       assert.equal((await send('GET', `${base(ws)}/state`)).text, big);
       const huge = stateText(2, 'big', 'x'.repeat(2560 * 1024));
-      assert.equal(assertError(await send('POST', `${base(ws)}/state`, huge), 413).length, 1);
+      // The server answers on the declared length and closes, unread body and all: a client still writing
+      // it may meet the reset before the answer (fetch does, at some sizes). Only the head is sent here.
+      const refused = await rawRequest(context.server.url, {
+        head: requestHead('POST', `${base(ws)}/state`, {
+          authorization: adminBasic,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(huge),
+          'content-md5': md5(huge),
+        }),
+        waitMs: 5000,
+      });
+      assertRawErrorDocument(refused, 413);
+      assert.equal(refused.body.errors.length, 1);
       assert.equal((await historyOf(ws)).length, 1);
     });
 
@@ -186,7 +210,7 @@ describeEachStore('the Terraform http state backend', { env: { STRATUM_STATE_MAX
       const rows = await context.server.query('select * from state_version where id = $1', [record?.id]);
       assert.equal(rows.length, 1);
       assert.doesNotMatch(JSON.stringify(rows), new RegExp(secret));
-      assert.doesNotMatch(JSON.stringify(rows), /null_resource/);
+      assert.doesNotMatch(JSON.stringify(rows), /terraform_data/);
       assert.doesNotMatch(
         JSON.stringify(await context.server.query('select * from history where id = $1', [record?.id])),
         new RegExp(secret),
@@ -213,13 +237,13 @@ describeEachStore('the Terraform http state backend', { env: { STRATUM_STATE_MAX
       assert.equal(shown.body.values.outputs.password.value, 'one');
       assert.equal(shown.body.values.outputs.password.sensitive, true);
       assert.deepEqual(shown.body.values.root_module.resources[0], {
-        address: 'null_resource.greeting',
+        address: 'terraform_data.greeting',
         mode: 'managed',
-        type: 'null_resource',
+        type: 'terraform_data',
         name: 'greeting',
-        provider_name: 'registry.terraform.io/hashicorp/null',
+        provider_name: 'terraform.io/builtin/terraform',
         schema_version: 0,
-        values: { id: '42', triggers: { name: 'alpha' } },
+        values: { id: '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0', input: null, output: null, triggers_replace: null },
         depends_on: [],
       });
       const raw = await context.server.get(`${base(workspace)}/state/${first}.raw.json`);
@@ -373,38 +397,43 @@ describeEachStore('the Terraform http state backend', { env: { STRATUM_STATE_MAX
     });
   });
 
-  describe('Terraform (the stand-in) against Stratum', () => {
+  describe(`Terraform (${binaryName}) against Stratum`, () => {
     it('runs init, plan and apply through the http backend, recording the state it writes', { timeout: 120_000 }, async () => {
       const workspace = await createWorkspace(context.server, organization);
-      const project = standInProject();
-      const env = {
-        TF_HTTP_ADDRESS: `${context.server.url}${base(workspace)}/state`,
-        TF_HTTP_LOCK_ADDRESS: `${context.server.url}${base(workspace)}/lock`,
-        TF_HTTP_UNLOCK_ADDRESS: `${context.server.url}${base(workspace)}/lock`,
-        TF_HTTP_USERNAME: 'stratum',
-        TF_HTTP_PASSWORD: context.server.adminToken,
-        TF_VAR_name: 'alpha',
-      };
-      for (const args of [
-        ['init', '-input=false', '-no-color'],
-        ['plan', '-input=false', '-no-color', '-out=plan.bin'],
-        ['apply', '-input=false', '-no-color', 'plan.bin'],
-      ]) {
-        const run = await runStandIn(project, args, env);
-        assert.equal(run.code, 0, `${args[0] ?? ''}: ${run.stderr}`);
+      const project = terraformProject();
+      try {
+        const env = {
+          TF_HTTP_ADDRESS: `${context.server.url}${base(workspace)}/state`,
+          TF_HTTP_LOCK_ADDRESS: `${context.server.url}${base(workspace)}/lock`,
+          TF_HTTP_UNLOCK_ADDRESS: `${context.server.url}${base(workspace)}/lock`,
+          TF_HTTP_USERNAME: 'stratum',
+          TF_HTTP_PASSWORD: context.server.adminToken,
+          TF_VAR_name: 'alpha',
+        };
+        for (const args of [
+          ['init', '-input=false', '-no-color'],
+          ['plan', '-input=false', '-no-color', '-out=plan.bin'],
+          ['apply', '-input=false', '-no-color', 'plan.bin'],
+        ]) {
+          const run = await runTerraform(project, args, env);
+          assert.equal(run.code, 0, `${args[0] ?? ''}: ${run.stderr}`);
+        }
+        const records = await historyOf(workspace);
+        assert.equal(records.length, 1, 'the apply wrote one state');
+        const state = JSON.parse((await send('GET', `${base(workspace)}/state`)).text);
+        assert.equal(records[0]?.attributes.serial, state.serial);
+        assert.equal(records[0]?.attributes.lineage, state.lineage);
+        assert.equal(state.outputs.greeting.value, 'hello alpha');
+        assert.equal(state.resources[0].type, 'terraform_data');
+        const held = await send('LOCK', `${base(workspace)}/lock`, lockInfo());
+        assert.equal(held.status, 200, 'Terraform left no lock behind');
+        const locked = await runTerraform(project, ['plan', '-input=false', '-no-color'], env);
+        assert.notEqual(locked.code, 0);
+        assert.match(locked.stderr, /already locked/);
+        assert.equal((await send('DELETE', `${base(workspace)}/lock`)).status, 200);
+      } finally {
+        fs.rmSync(project, { recursive: true, force: true });
       }
-      const records = await historyOf(workspace);
-      assert.equal(records.length, 1, 'the apply wrote one state');
-      const state = JSON.parse((await send('GET', `${base(workspace)}/state`)).text);
-      assert.equal(records[0]?.attributes.serial, state.serial);
-      assert.equal(records[0]?.attributes.lineage, state.lineage);
-      assert.equal(state.outputs.greeting.value, 'hello alpha');
-      const held = await send('LOCK', `${base(workspace)}/lock`, lockInfo());
-      assert.equal(held.status, 200, 'the stand-in left no lock behind');
-      const locked = await runStandIn(project, ['plan', '-input=false', '-no-color'], env);
-      assert.notEqual(locked.code, 0);
-      assert.match(locked.stderr, /already locked/);
-      assert.equal((await send('DELETE', `${base(workspace)}/lock`)).status, 200);
     });
   });
 });

@@ -1,17 +1,17 @@
 /**
  * How a run's step process is watched and stopped, and what of its output is kept: real processes
- * (the shell, and the Terraform stand-in or a real binary named by STRATUM_TEST_TERRAFORM against a
- * recording state backend), no imitation of either.
+ * (the shell, and the Terraform binary test/terraform-binary.ts chooses, against a recording state
+ * backend), no imitation of either.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { StepOutput } from '../src/runs/step-output.ts';
 import { runStepProcess, type StepProcess } from '../src/runs/step-process.ts';
 import { StateBackendRecorder, terraformEnvironment } from './state-backend-recorder.ts';
+import { binary, binaryName } from './terraform-binary.ts';
 
 const scratch = fs.mkdtempSync(path.join(fs.realpathSync(os.tmpdir()), 'step-process-'));
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
@@ -128,48 +128,51 @@ describe('step process', () => {
     assert.equal(alive(pid), false, 'the background process outlived its step');
   });
 
-  it('stops Terraform during an apply so that it writes its state and releases the lock', { timeout: 120_000 }, async () => {
-    const binary = process.env.STRATUM_TEST_TERRAFORM ?? path.join(path.dirname(fileURLToPath(import.meta.url)), 'stand-in', 'terraform');
-    const directory = fs.mkdtempSync(path.join(scratch, 'terraform-'));
-    fs.writeFileSync(
-      path.join(directory, 'main.tf'),
-      [
-        'terraform {\n  backend "http" {}\n}',
-        'resource "null_resource" "quick" {}',
-        'resource "null_resource" "slow" {\n  depends_on = [null_resource.quick]\n  provisioner "local-exec" {\n    command = "echo provisioning; sleep 30"\n  }\n}',
-        '',
-      ].join('\n'),
-    );
-    const recorder = new StateBackendRecorder('stratum', 's3cret-password');
-    const url = await recorder.start();
-    try {
-      const env = terraformEnvironment(directory, url, recorder);
-      const run = (args: string[], cancel?: AbortSignal) => {
-        const output = new StepOutput(100_000, [recorder.password]);
-        return {
-          output,
-          end: runStepProcess({ command: binary, args, cwd: directory, env, output, timeoutMs: 90_000, graceMs: 20_000, cancel }),
+  it(
+    `stops Terraform (${binaryName}) during an apply so that it writes its state and releases the lock`,
+    { timeout: 120_000 },
+    async () => {
+      const directory = fs.mkdtempSync(path.join(scratch, 'terraform-'));
+      fs.writeFileSync(
+        path.join(directory, 'main.tf'),
+        [
+          'terraform {\n  backend "http" {}\n}',
+          'resource "terraform_data" "quick" {}',
+          'resource "terraform_data" "slow" {\n  depends_on = [terraform_data.quick]\n  provisioner "local-exec" {\n    command = "echo provisioning; sleep 30"\n  }\n}',
+          '',
+        ].join('\n'),
+      );
+      const recorder = new StateBackendRecorder('stratum', 's3cret-password');
+      const url = await recorder.start();
+      try {
+        const env = terraformEnvironment(directory, url, recorder);
+        const run = (args: string[], cancel?: AbortSignal) => {
+          const output = new StepOutput(100_000, [recorder.password]);
+          return {
+            output,
+            end: runStepProcess({ command: binary, args, cwd: directory, env, output, timeoutMs: 90_000, graceMs: 20_000, cancel }),
+          };
         };
-      };
-      const init = run(['init', '-input=false', '-no-color']);
-      assert.deepEqual(await init.end, { kind: 'exited', code: 0 }, init.output.text());
+        const init = run(['init', '-input=false', '-no-color']);
+        assert.deepEqual(await init.end, { kind: 'exited', code: 0 }, init.output.text());
 
-      const cancel = new AbortController();
-      const apply = run(['apply', '-auto-approve', '-input=false', '-no-color'], cancel.signal);
-      apply.output.on('text', () => {
-        if (apply.output.text().includes('provisioning')) cancel.abort();
-      });
-      const end = await apply.end;
-      apply.output.end();
-      assert.deepEqual(end, { kind: 'cancelled', code: 1, signal: null }, apply.output.text());
-      assert.match(apply.output.text(), /Interrupt received/);
-      assert.ok(!apply.output.text().includes(recorder.password));
-      // The state of what finished was written, and the lock released.
-      assert.equal(recorder.lock, undefined);
-      const state = JSON.parse(recorder.state ?? '{}') as { resources?: { name: string }[] };
-      assert.ok(state.resources?.some((resource) => resource.name === 'quick'));
-    } finally {
-      await recorder.stop();
-    }
-  });
+        const cancel = new AbortController();
+        const apply = run(['apply', '-auto-approve', '-input=false', '-no-color'], cancel.signal);
+        apply.output.on('text', () => {
+          if (apply.output.text().includes('provisioning')) cancel.abort();
+        });
+        const end = await apply.end;
+        apply.output.end();
+        assert.deepEqual(end, { kind: 'cancelled', code: 1, signal: null }, apply.output.text());
+        assert.match(apply.output.text(), /Interrupt received/);
+        assert.ok(!apply.output.text().includes(recorder.password));
+        // The state of what finished was written, and the lock released.
+        assert.equal(recorder.lock, undefined);
+        const state = JSON.parse(recorder.state ?? '{}') as { resources?: { name: string }[] };
+        assert.ok(state.resources?.some((resource) => resource.name === 'quick'));
+      } finally {
+        await recorder.stop();
+      }
+    },
+  );
 });

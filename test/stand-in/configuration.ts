@@ -14,16 +14,22 @@ export interface VariableBlock {
   type: string | undefined;
   hasDefault: boolean;
   default: unknown;
+  description: string | undefined;
+  /** `sensitive = true`: its value, and whatever is made of it, is marked sensitive. */
+  sensitive: boolean;
   file: string;
 }
 
+/** A `terraform_data` resource: its arguments as hcl2json renders them, expressions inside "${...}". */
 export interface ResourceBlock {
   address: string;
   name: string;
-  /** The `triggers` argument before evaluation: a map whose values may be expressions. */
-  triggers: Record<string, unknown> | undefined;
+  /** undefined when the argument is not set (null, as Terraform reads it). */
+  input: unknown;
+  triggersReplace: unknown;
+  /** The commands of its local-exec provisioners, in order, before evaluation. */
   commands: string[];
-  /** Addresses named by depends_on, created before this one. */
+  /** Addresses named by depends_on, as written. */
   dependsOn: string[];
 }
 
@@ -31,6 +37,7 @@ export interface OutputBlock {
   name: string;
   value: unknown;
   sensitive: boolean;
+  description: string | undefined;
 }
 
 /** The `backend "http"` block's arguments; the TF_HTTP_* environment supplies the rest. */
@@ -88,17 +95,12 @@ function addFile(configuration: Configuration, file: string, blocks: Blocks, ove
         break;
       case 'resource':
         for (const [type, byName] of Object.entries(asRecord(content))) {
-          if (type !== 'null_resource') throw new Refusal(`resource type "${type}" in ${file} (only null_resource is modelled)`);
+          if (type !== 'terraform_data') throw new Refusal(`resource type "${type}" in ${file} (only terraform_data is modelled)`);
           for (const [name, block] of labelled(byName)) mergeResource(configuration, name, block, file, override);
         }
         break;
       case 'output':
         for (const [name, block] of labelled(content)) mergeOutput(configuration, name, block, file, override);
-        break;
-      case 'provider':
-        for (const [name, block] of labelled(content)) {
-          if (name !== 'null' || Object.keys(block).length > 0) throw new Refusal(`provider "${name}" configuration in ${file}`);
-        }
         break;
       default:
         throw new Refusal(`"${kind}" blocks (in ${file})`);
@@ -108,16 +110,7 @@ function addFile(configuration: Configuration, file: string, blocks: Blocks, ove
 
 function readTerraformBlock(configuration: Configuration, block: Blocks, file: string): void {
   for (const [key, value] of Object.entries(block)) {
-    if (key === 'required_providers') {
-      for (const entry of asList(value)) {
-        for (const [name, requirement] of Object.entries(entry)) {
-          const source = typeof requirement === 'object' && requirement !== null ? (requirement as Blocks).source : undefined;
-          if (name !== 'null' || (source !== undefined && source !== 'hashicorp/null')) {
-            throw new Refusal(`required provider "${name}" in ${file} (only hashicorp/null is modelled)`);
-          }
-        }
-      }
-    } else if (key === 'backend') {
+    if (key === 'backend') {
       for (const [type, backend] of labelled(value)) {
         if (type !== 'http') throw new Refusal(`backend "${type}" in ${file} (only the http backend is modelled)`);
         // An override's backend block replaces the one it overrides, as in Terraform.
@@ -130,38 +123,48 @@ function readTerraformBlock(configuration: Configuration, block: Blocks, file: s
 }
 
 function mergeVariable(configuration: Configuration, name: string, block: Blocks, file: string, override: boolean): void {
-  refuseUnknown(block, ['type', 'default', 'description'], `variable "${name}"`, file);
+  refuseUnknown(block, ['type', 'default', 'description', 'sensitive'], `variable "${name}"`, file);
   const existing = configuration.variables.find((variable) => variable.name === name);
   if (override && existing === undefined)
     throw new ConfigurationError(`Missing base variable declaration to override: "${name}" in ${file}`);
   if (!override && existing !== undefined) throw new ConfigurationError(`Duplicate variable declaration: "${name}" in ${file}`);
-  const variable = existing ?? { name, type: undefined, hasDefault: false, default: undefined, file };
+  const variable: VariableBlock = existing ?? {
+    name,
+    type: undefined,
+    hasDefault: false,
+    default: undefined,
+    description: undefined,
+    sensitive: false,
+    file,
+  };
   if (block.type !== undefined) variable.type = unwrapExpression(block.type);
   if ('default' in block) Object.assign(variable, { hasDefault: true, default: block.default });
+  if (block.description !== undefined) variable.description = literalString(block.description, `the description of variable "${name}"`);
+  if (block.sensitive !== undefined) {
+    if (typeof block.sensitive !== 'boolean') throw new Refusal(`a sensitive argument that is not a literal bool in variable "${name}"`);
+    variable.sensitive = block.sensitive;
+  }
   if (existing === undefined) configuration.variables.push(variable);
 }
 
 function mergeResource(configuration: Configuration, name: string, block: Blocks, file: string, override: boolean): void {
-  refuseUnknown(block, ['triggers', 'provisioner', 'depends_on'], `resource "null_resource" "${name}"`, file);
-  const address = `null_resource.${name}`;
+  refuseUnknown(block, ['input', 'triggers_replace', 'provisioner', 'depends_on'], `resource "terraform_data" "${name}"`, file);
+  const address = `terraform_data.${name}`;
   const existing = configuration.resources.find((resource) => resource.address === address);
   if (override && existing === undefined) throw new ConfigurationError(`Missing resource to override: ${address} in ${file}`);
   if (!override && existing !== undefined) throw new ConfigurationError(`Duplicate resource configuration: ${address} in ${file}`);
-  const resource: ResourceBlock = existing ?? { address, name, triggers: undefined, commands: [], dependsOn: [] };
+  const resource: ResourceBlock = existing ?? { address, name, input: undefined, triggersReplace: undefined, commands: [], dependsOn: [] };
   if (block.depends_on !== undefined) {
     if (!Array.isArray(block.depends_on)) throw new ConfigurationError(`depends_on of ${address} must be a list`);
     resource.dependsOn = block.depends_on.map((reference) => {
       const target = unwrapExpression(reference);
-      if (!/^null_resource\.[A-Za-z_][\w-]*$/.test(target)) throw new Refusal(`depends_on ${target} in ${address}`);
+      if (!/^terraform_data\.[A-Za-z_][\w-]*$/.test(target)) throw new Refusal(`depends_on ${target} in ${address}`);
       return target;
     });
   }
-  if (block.triggers !== undefined) {
-    if (typeof block.triggers !== 'object' || block.triggers === null || Array.isArray(block.triggers)) {
-      throw new Refusal(`a triggers value that is not a map literal in ${address}`);
-    }
-    resource.triggers = block.triggers as Record<string, unknown>;
-  }
+  // A null argument is no argument: Terraform plans both as null.
+  if ('input' in block) resource.input = block.input ?? undefined;
+  if ('triggers_replace' in block) resource.triggersReplace = block.triggers_replace ?? undefined;
   if (block.provisioner !== undefined) {
     // In an override file, nested blocks replace all the blocks of their type.
     resource.commands = [];
@@ -181,8 +184,9 @@ function mergeOutput(configuration: Configuration, name: string, block: Blocks, 
   if (override && existing === undefined) throw new ConfigurationError(`Missing base output definition to override: "${name}" in ${file}`);
   if (!override && existing !== undefined) throw new ConfigurationError(`Duplicate output definition: "${name}" in ${file}`);
   if (existing === undefined && !('value' in block)) throw new ConfigurationError(`The output "${name}" in ${file} needs a value`);
-  const output = existing ?? { name, value: undefined, sensitive: false };
+  const output: OutputBlock = existing ?? { name, value: undefined, sensitive: false, description: undefined };
   if ('value' in block) output.value = block.value;
+  if (block.description !== undefined) output.description = literalString(block.description, `the description of output "${name}"`);
   if (block.sensitive !== undefined) {
     if (typeof block.sensitive !== 'boolean') throw new Refusal(`a sensitive argument that is not a literal bool in output "${name}"`);
     output.sensitive = block.sensitive;
@@ -192,6 +196,11 @@ function mergeOutput(configuration: Configuration, name: string, block: Blocks, 
 
 function refuseUnknown(block: Blocks, known: string[], where: string, file: string): void {
   for (const key of Object.keys(block)) if (!known.includes(key)) throw new Refusal(`"${key}" in ${where} (${file})`);
+}
+
+function literalString(value: unknown, what: string): string {
+  if (typeof value !== 'string' || /(^|[^$])\$\{/.test(value)) throw new ConfigurationError(`${what} must be a literal string`);
+  return value;
 }
 
 /** hcl2json writes a block with labels as nested objects ending in a list of bodies. */

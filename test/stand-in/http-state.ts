@@ -3,14 +3,15 @@
  * as their defaults, LOCK and UNLOCK with Terraform's lock-info JSON, GET, and the state upload
  * with `?ID=<lock id>`, Content-MD5 and Basic auth. Status codes are read as Terraform reads them.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BackendBlock } from './configuration.ts';
-import { Diagnostic } from './values.ts';
-import type { StateV4 } from './state.ts';
+import { Diagnostic } from './diagnostics.ts';
+import { stateText, terraformUuid, type StateV4 } from './state.ts';
+import { standInVersion } from './version.ts';
 
 export interface BackendSettings {
   address: URL;
@@ -96,20 +97,20 @@ export class HttpState {
   async lock(operation: 'OperationTypePlan' | 'OperationTypeApply' | 'OperationTypeRefresh'): Promise<void> {
     if (this.settings.lockAddress === undefined) return;
     const info = {
-      ID: randomUUID(),
+      ID: terraformUuid(),
       Operation: operation,
       Info: '',
       Who: `${os.userInfo().username}@${os.hostname()}`,
       Version: standInVersion,
-      Created: new Date().toISOString(),
+      Created: goTime(),
       Path: '',
     };
     const body = Buffer.from(JSON.stringify(info));
     const answer = await this.request(this.settings.lockMethod, this.settings.lockAddress, body, 'lock');
     const failure = (reason: string) =>
       new Diagnostic(
-        'Error locking state',
-        `Error acquiring the state lock: ${reason}\n\nTerraform acquires a state lock to protect the state from being written\nby multiple users at the same time. Please resolve the issue above and try\nagain. For most commands, you can disable locking with the "-lock=false"\nflag, but this is not recommended.`,
+        'Error acquiring the state lock',
+        `Error message: ${reason}\n\nTerraform acquires a state lock to protect the state from being written\nby multiple users at the same time. Please resolve the issue above and try\nagain. For most commands, you can disable locking with the "-lock=false"\nflag, but this is not recommended.`,
       );
     if (answer.status === 200) {
       this.lockInfo = body;
@@ -126,7 +127,19 @@ export class HttpState {
         throw failure('HTTP remote state already locked, failed to unmarshal body');
       }
       const id = typeof holder === 'object' && holder !== null && 'ID' in holder ? String(holder.ID) : '';
-      throw failure(`HTTP remote state already locked: ID=${id}`);
+      // Terraform shows the lock info it tried to take, not the holder's.
+      const mine = [
+        'Lock Info:',
+        `  ID:        ${info.ID}`,
+        `  Path:      ${info.Path}`,
+        `  Operation: ${info.Operation}`,
+        `  Who:       ${info.Who}`,
+        `  Version:   ${info.Version}`,
+        `  Created:   ${info.Created.replace('T', ' ').replace('Z', ' +0000 UTC')}`,
+        `  Info:      ${info.Info}`,
+        '',
+      ].join('\n');
+      throw failure(`HTTP remote state already locked: ID=${id}\n${mine}`);
     }
     throw failure(`Unexpected HTTP response code ${answer.status}`);
   }
@@ -160,17 +173,12 @@ export class HttpState {
     return state as StateV4;
   }
 
+  /** Fails with the client's own words (`HTTP error: 413`): each caller reports them as Terraform does there. */
   async put(state: StateV4): Promise<void> {
     const target = new URL(this.settings.address);
     if (this.lockId !== undefined) target.searchParams.set('ID', this.lockId);
-    const answer = await this.request(
-      this.settings.updateMethod,
-      target,
-      Buffer.from(`${JSON.stringify(state, null, 2)}\n`),
-      'upload state',
-    );
-    if (![200, 201, 204].includes(answer.status))
-      throw new Diagnostic('Failed to save state', `Error saving state: HTTP error: ${answer.status}`);
+    const answer = await this.request(this.settings.updateMethod, target, Buffer.from(stateText(state)), 'upload state');
+    if (![200, 201, 204].includes(answer.status)) throw new Error(`HTTP error: ${answer.status}`);
   }
 
   /** Retries a refused connection or a 5xx other than 501, as Terraform's retrying client does (1s, then 2s...). */
@@ -215,5 +223,10 @@ export class HttpState {
   }
 }
 
-/** The version the stand-in reports everywhere, marked so no log mistakes it for a real Terraform. */
-export const standInVersion = '0.13.7-standin';
+/** The time as Go marshals it into the lock info: RFC 3339 in UTC with nanoseconds, trailing zeros dropped. */
+function goTime(): string {
+  const now = new Date();
+  const nanoseconds = `${String(now.getUTCMilliseconds()).padStart(3, '0')}${String(process.hrtime()[1] % 1_000_000).padStart(6, '0')}`;
+  const fraction = nanoseconds.replace(/0+$/, '');
+  return `${now.toISOString().slice(0, 19)}${fraction === '' ? '' : `.${fraction}`}Z`;
+}

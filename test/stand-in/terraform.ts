@@ -1,44 +1,32 @@
 /**
  * A stand-in for the `terraform` (or `tofu`) command that follows the CLI contract Stratum relies
- * on: init, plan, apply, destroy, show -json, output -json and state pull against the http state
- * backend, with Terraform's exit codes, request sequence, state format and interrupt handling.
- * docs/behaviour.md lists what it models and what it refuses.
+ * on, as Terraform 1.11 keeps it: init, plan, apply, destroy, show -json, output -json and state
+ * pull against the http state backend, with Terraform's exit codes, request sequence, state and
+ * plan formats, interrupt handling and recovery file. docs/behaviour.md lists what it models and
+ * what it refuses.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { applyPlan } from './apply.ts';
-import { ConfigurationError, readConfiguration, type BackendBlock } from './configuration.ts';
-import { backendSettings, HttpState, standInVersion } from './http-state.ts';
-import { hasChanges, makePlan, readPlanFile, refuseStalePlan, writePlanFile, type Plan } from './plan.ts';
+import { readConfiguration, type BackendBlock } from './configuration.ts';
+import { backendSettings, HttpState } from './http-state.ts';
+import { Interrupts } from './interrupts.ts';
+import { outputsJson, planJson, stateJson } from './json-views.ts';
+import { hasChanges, makePlan, readPlanFile, refuseStalePlan, targetedAddresses, writePlanFile, type Plan } from './plan.ts';
 import { Refusal } from './refusal.ts';
-import { needsUpload, nextState, type StateV4 } from './state.ts';
-import { Diagnostic, readVariables } from './values.ts';
-import { applySummary, outputsJson, planJson, planLines, stateJson } from './views.ts';
+import { applyAndSave } from './local-operation.ts';
+import { StateManager } from './state-manager.ts';
+import { snapshotOf, stateDocument, stateText, type StateV4 } from './state.ts';
+import { Diagnostic, report } from './diagnostics.ts';
+import { argumentValues, readVariables } from './variables.ts';
+import { standInVersion } from './version.ts';
+import { planLines, refreshLines } from './views.ts';
 
 const directory = process.cwd();
 const marker = path.join(directory, '.terraform', 'stand-in-backend.json');
 const print = (line: string) => process.stdout.write(`${line}\n`);
-
-/**
- * The first interrupt (SIGINT, or SIGTERM, which Terraform 0.13 treats alike) asks for a graceful
- * stop; a second cancels the apply: Terraform 0.13 then still writes what finished and unlocks.
- */
-const interrupt = new AbortController();
-const cancel = new AbortController();
-let interrupts = 0;
-function onSignal(): void {
-  interrupts++;
-  if (interrupts === 1) {
-    print('Interrupt received.\nPlease wait for Terraform to exit or data loss may occur.\nGracefully shutting down...\n');
-    print('Stopping operation...');
-    interrupt.abort();
-  } else if (interrupts === 2) {
-    process.stderr.write('Two interrupts received. Exiting immediately. Note that data\nloss may have occurred.\n');
-    cancel.abort();
-  }
-}
-process.on('SIGINT', onSignal);
-process.on('SIGTERM', onSignal);
+/** Terraform drops its hints about what to run next when it runs in automation. */
+const inAutomation = (process.env.TF_IN_AUTOMATION ?? '') !== '';
+const interrupts = new Interrupts(print);
 
 interface Flags {
   booleans: Set<string>;
@@ -101,86 +89,102 @@ async function init(args: string[]): Promise<number> {
     block[pair.slice(0, equals)] = pair.slice(equals + 1);
   }
   const state = new HttpState(backendSettings(block, process.env));
-  print('\nInitializing the backend...\n');
-  print(
-    'Successfully configured the backend "http"! Terraform will automatically\nuse this backend unless the backend configuration changes.\n',
-  );
+  const configured = fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === JSON.stringify(block);
+  print('Initializing the backend...');
+  if (!configured)
+    print(
+      '\nSuccessfully configured the backend "http"! Terraform will automatically\nuse this backend unless the backend configuration changes.',
+    );
   await state.get();
   fs.mkdirSync(path.dirname(marker), { recursive: true });
   fs.writeFileSync(marker, JSON.stringify(block));
   print('Initializing provider plugins...');
-  if (configuration.resources.length > 0) print('- Using hashicorp/null v3.1.0 (stand-in, nothing downloaded)');
+  if (configuration.resources.length > 0) print('- terraform.io/builtin/terraform is built in to Terraform');
   print('\nTerraform has been successfully initialized!');
   return 0;
 }
 
+type Operation = 'OperationTypePlan' | 'OperationTypeApply';
+
 /** Runs work with the state locked and read, and unlocks whatever happens, as Terraform's operations do. */
-async function withState<T>(
-  state: HttpState,
-  operation: 'OperationTypePlan' | 'OperationTypeApply',
-  work: (current: StateV4 | undefined) => Promise<T>,
+async function locked<T>(
+  backend: HttpState,
+  operation: Operation,
   lock: boolean,
+  work: (manager: StateManager, current: StateV4 | undefined) => Promise<T>,
 ): Promise<T> {
-  if (lock) await state.lock(operation);
+  if (lock) await backend.lock(operation);
+  const manager = new StateManager(backend);
   let result: T;
   try {
-    const current = await state.get();
-    if (interrupt.signal.aborted) throw new Diagnostic('Operation interrupted', 'Stopped before any change was made.');
-    result = await work(current);
+    const current = await manager.refresh();
+    if (interrupts.halt.aborted) throw new Diagnostic('execution halted', '');
+    result = await work(manager, current);
   } catch (error) {
-    await state.unlock().catch(() => undefined);
+    await backend.unlock().catch(() => undefined);
     throw error;
   }
-  await state.unlock();
+  await backend.unlock();
   return result;
 }
 
+const planBooleans = [...common, 'detailed-exitcode', 'destroy', 'refresh', 'lock', 'compact-warnings'];
+const planValues = ['out', 'target', 'replace', 'var', 'var-file', 'parallelism'];
+
 async function plan(args: string[]): Promise<number> {
-  const flags = parseFlags(
-    args,
-    [...common, 'detailed-exitcode', 'destroy', 'refresh', 'lock', 'compact-warnings'],
-    ['out', 'target', 'var', 'var-file', 'parallelism'],
-  );
+  const flags = parseFlags(args, planBooleans, planValues);
   if (flags.positionals.length > 0) throw new Refusal('plan with a directory argument');
-  const { made } = await planHere(flags, 'OperationTypePlan');
   const out = flags.values.get('out')?.at(-1);
-  for (const line of planLines(made, out)) print(line);
-  if (out !== undefined) writePlanFile(path.resolve(directory, out), made);
-  return flags.booleans.has('detailed-exitcode') && hasChanges(made) ? 2 : 0;
+  const made = await planHere(flags, 'OperationTypePlan', (planned) => {
+    for (const line of planLines(planned)) print(line);
+    if (out !== undefined) writePlanFile(path.resolve(directory, out), planned);
+    if (!inAutomation && hasChanges(planned)) {
+      if (out === undefined)
+        print(
+          '\nNote: You didn\'t use the -out option to save this plan, so Terraform can\'t\nguarantee to take exactly these actions if you run "terraform apply" now.',
+        );
+      else
+        print(
+          `\nSaved the plan to: ${out}\n\nTo perform exactly these actions, run the following command to apply:\n    terraform apply ${JSON.stringify(out)}`,
+        );
+    }
+    return Promise.resolve(0);
+  });
+  return flags.booleans.has('detailed-exitcode') && hasChanges(made.plan) ? 2 : made.code;
 }
 
+/** Reads the configuration and the state under the lock, plans, and hands the plan to `then`. */
 async function planHere(
   flags: Flags,
-  operation: 'OperationTypePlan' | 'OperationTypeApply',
-  then?: (made: Plan, current: StateV4 | undefined, state: HttpState) => Promise<number>,
-) {
+  operation: Operation,
+  then: (made: Plan, current: StateV4 | undefined, manager: StateManager) => Promise<number>,
+): Promise<{ plan: Plan; code: number }> {
   const block = readBackendMarker();
   const configuration = await readConfiguration(directory);
   if (configuration.backend === undefined) throw new Refusal('local state (a configuration without a backend "http" block)');
-  const state = new HttpState(backendSettings(block, process.env));
-  let code = 0;
-  const made = await withState(
-    state,
-    operation,
-    async (current) => {
-      const variables = await readVariables(configuration.variables, { env: process.env, directory, arguments: flags.variables });
-      const made = makePlan(configuration, variables, current, {
-        destroy: flags.booleans.has('destroy'),
-        targets: flags.values.get('target') ?? [],
-      });
-      if (then !== undefined) code = await then(made, current, state);
-      return made;
-    },
-    !flags.booleans.has('no-lock'),
-  );
-  return { state, made, code };
+  const backend = new HttpState(backendSettings(block, process.env));
+  return locked(backend, operation, !flags.booleans.has('no-lock'), async (manager, current) => {
+    const variables = await readVariables(configuration.variables, { env: process.env, directory, arguments: flags.variables });
+    const targets = flags.values.get('target') ?? [];
+    if (!flags.booleans.has('no-refresh')) {
+      const instances = snapshotOf(current).instances;
+      const refreshed = targetedAddresses(configuration, instances, { targets, destroy: false });
+      for (const line of refreshLines(instances.filter((instance) => refreshed(instance.address)))) print(line);
+    }
+    const made = makePlan(configuration, variables, current, {
+      destroy: flags.booleans.has('destroy'),
+      targets,
+      replaces: flags.values.get('replace') ?? [],
+    });
+    return { plan: made, code: await then(made, current, manager) };
+  });
 }
 
 async function apply(args: string[], destroy: boolean): Promise<number> {
   const flags = parseFlags(
     args,
     [...common, 'auto-approve', 'refresh', 'lock', 'compact-warnings', ...(destroy ? [] : ['destroy'])],
-    ['target', 'var', 'var-file', 'parallelism'],
+    ['target', 'replace', 'var', 'var-file', 'parallelism'],
   );
   if (destroy) flags.booleans.add('destroy');
   const [file, ...rest] = flags.positionals;
@@ -188,57 +192,34 @@ async function apply(args: string[], destroy: boolean): Promise<number> {
   if (file !== undefined) {
     if (!fs.statSync(path.resolve(directory, file), { throwIfNoEntry: false })?.isFile())
       throw new Refusal(`apply with a directory argument (${file})`);
-    if (flags.variables.length > 0)
-      throw new Diagnostic(
-        "Can't set variables when applying a saved plan",
-        'The -var and -var-file options cannot be used when applying a saved plan file.',
-      );
     const saved = readPlanFile(path.resolve(directory, file));
-    const state = new HttpState(backendSettings(saved.backend, process.env));
-    return withState(
-      state,
-      'OperationTypeApply',
-      async (current) => {
-        refuseStalePlan(saved, current);
-        return applyAndSave(saved, current, state, false);
-      },
-      !flags.booleans.has('no-lock'),
-    );
+    const backend = new HttpState(backendSettings(saved.backend, process.env));
+    return locked(backend, 'OperationTypeApply', !flags.booleans.has('no-lock'), async (manager, current) => {
+      refuseStalePlan(saved, current);
+      await refuseChangedVariables(saved, flags);
+      return applyAndSave(saved, current, manager, { directory, print, interrupts, destroyCommand: false });
+    });
   }
   if (!flags.booleans.has('auto-approve'))
     throw new Refusal(`${destroy ? 'destroy' : 'apply'} without -auto-approve or a plan file (it would ask for approval)`);
-  const { code } = await planHere(flags, 'OperationTypeApply', async (made, current, state) => {
-    for (const line of planLines(made, undefined)) print(line);
-    print('');
-    return applyAndSave(made, current, state, destroy);
+  const { code } = await planHere(flags, 'OperationTypeApply', async (made, current, manager) => {
+    for (const line of planLines(made)) print(line);
+    if (interrupts.halt.aborted) throw new Diagnostic('execution halted', '');
+    return applyAndSave(made, current, manager, { directory, print, interrupts, destroyCommand: destroy });
   });
   return code;
 }
 
-async function applyAndSave(plan: Plan, current: StateV4 | undefined, state: HttpState, destroyCommand: boolean): Promise<number> {
-  const result = await applyPlan(plan, current, { directory, interrupt: interrupt.signal, cancel: cancel.signal, destroyCommand, print });
-  const snapshot = nextState(current, result.instances, result.outputs);
-  if (needsUpload(current, snapshot)) {
-    // With no snapshot read before, Terraform looks once more for one it ought to update.
-    if (current === undefined) await state.get();
-    await upload(state, snapshot);
-    // Stopped gracefully, Terraform writes what it has as it stops and once more as it ends.
-    const again = nextState(snapshot, result.instances, result.outputs);
-    if (interrupt.signal.aborted && !cancel.signal.aborted && needsUpload(snapshot, again)) await upload(state, again);
-  }
-  for (const failure of result.failures) report(failure);
-  if (result.failures.length > 0) return 1;
-  for (const line of applySummary(destroyCommand, result.added, result.destroyed, snapshot)) print(line);
-  return 0;
-}
-
-async function upload(state: HttpState, snapshot: StateV4): Promise<void> {
-  try {
-    await state.put(snapshot);
-  } catch (error) {
-    // Terraform keeps the state it could not upload beside the configuration.
-    fs.writeFileSync(path.join(directory, 'errored.tfstate'), `${JSON.stringify(snapshot, null, 2)}\n`);
-    throw error;
+/** A saved plan holds its variables' values: -var and -var-file may only repeat them. */
+async function refuseChangedVariables(saved: Plan, flags: Flags): Promise<void> {
+  const given = await argumentValues(saved.configuration.variables, { env: {}, directory, arguments: flags.variables });
+  for (const [name, value] of given) {
+    const planned = saved.variables[name];
+    if (planned === undefined || JSON.stringify(planned.given) === JSON.stringify(value.given)) continue;
+    throw new Diagnostic(
+      "Can't change variable when applying a saved plan",
+      `The variable ${name} cannot be set using the -var and -var-file options when applying a saved plan file, because a saved plan includes the variable values that were set when it was created. The saved plan specifies ${JSON.stringify(planned.given)} as the value whereas during apply the value ${JSON.stringify(value.given)} was set by a CLI argument. To declare an ephemeral variable which is not saved in the plan file, use ephemeral = true.`,
+    );
   }
 }
 
@@ -253,15 +234,10 @@ async function show(args: string[]): Promise<number> {
   const [file, ...rest] = flags.positionals;
   if (rest.length > 0) throw new Refusal('more than one positional argument to show');
   if (file === undefined) {
-    // Terraform's show reads the state twice (once to load it, once for the JSON view).
-    await readState();
     print(JSON.stringify(stateJson(await readState())));
     return 0;
   }
-  const saved = readPlanFile(path.resolve(directory, file));
-  // Terraform reads the stored state before it shows a saved plan, though the plan holds its own.
-  await readState();
-  print(JSON.stringify(planJson(saved)));
+  print(JSON.stringify(planJson(readPlanFile(path.resolve(directory, file)))));
   return 0;
 }
 
@@ -282,10 +258,11 @@ async function output(args: string[]): Promise<number> {
   return 0;
 }
 
+/** The state as Terraform would write it (an empty one when there is none), and a blank line. */
 async function statePull(args: string[]): Promise<number> {
   parseFlags(args, [], []);
   const state = await readState();
-  if (state !== undefined) print(JSON.stringify(state, null, 2));
+  print(stateText(state ?? stateDocument(undefined, '', 0)));
   return 0;
 }
 
@@ -294,21 +271,15 @@ function version(args: string[]): number {
   if (flags.booleans.has('json')) {
     print(
       JSON.stringify(
-        { terraform_version: standInVersion, terraform_revision: '', provider_selections: {}, terraform_outdated: false },
+        { terraform_version: standInVersion, platform: 'linux_amd64', provider_selections: {}, terraform_outdated: false },
         null,
         2,
       ),
     );
   } else {
-    print(`Terraform v${standInVersion}`);
+    print(`Terraform v${standInVersion}\non linux_amd64`);
   }
   return 0;
-}
-
-function report(error: unknown): void {
-  if (error instanceof Diagnostic) process.stderr.write(`\nError: ${error.summary}\n\n${error.detail}\n\n`);
-  else if (error instanceof Refusal || error instanceof ConfigurationError) process.stderr.write(`\nError: ${error.message}\n\n`);
-  else process.stderr.write(`\nError: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n\n`);
 }
 
 async function main(args: string[]): Promise<number> {
@@ -346,6 +317,6 @@ try {
   report(error);
   code = 1;
 }
-if (interrupts > 0 && code === 0) code = 1;
+if (interrupts.halt.aborted && code === 0) code = 1;
 // Pipes are written asynchronously: exit once everything printed has been handed over.
 process.stdout.write('', () => process.exit(code));

@@ -1,12 +1,10 @@
 /**
- * Values as Terraform types them: input variables from their sources (TF_VAR_*, tfvars files,
- * -var and -var-file, in Terraform's order of precedence), type constraints, and the few
- * expressions the stand-in evaluates (literals, `var.NAME`, `null_resource.NAME.id`, "${...}").
+ * Values as Terraform types them: type constraints and conversion to them, the types of literals,
+ * sensitivity marks, and the few expressions the stand-in evaluates (literals, `var.NAME`,
+ * `terraform_data.NAME.ATTRIBUTE`, "${...}") and their references.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { parseHcl } from './hcl.ts';
-import { ConfigurationError, type VariableBlock } from './configuration.ts';
+import { ConfigurationError } from './configuration.ts';
+import { Diagnostic } from './diagnostics.ts';
 import { Refusal } from './refusal.ts';
 
 /** A type as the state file writes it: `"string"`, `["map","string"]`, `["object",{...}]`... */
@@ -15,122 +13,26 @@ export type CtyType = string | [string, unknown];
 export interface Typed {
   value: unknown;
   type: CtyType;
+  /** A variable's value as given, before conversion to its type (`"2"` from TF_VAR_size=2): what a plan records. */
+  given?: unknown;
+  /** Marked sensitive: from a sensitive variable, or made of one. */
+  sensitive?: boolean;
 }
 
 /** A value known only after apply: a resource's id before the resource exists. */
 export const unknown: unique symbol = Symbol('known after apply');
 
+/** A resource's attributes as expressions read them; `unknown` for one known only after apply. */
+export type AttributeValues = Record<string, Typed | typeof unknown>;
+
 export interface Scope {
   variables: Map<string, Typed>;
-  /** Resource ids by address; `unknown` for a resource the run creates. */
-  ids: Map<string, string | typeof unknown>;
+  /** The attributes of every resource of the configuration, by address. */
+  resources: Map<string, AttributeValues>;
 }
 
-/** A failure Terraform reports as a diagnostic: a summary and its detail. */
-export class Diagnostic extends Error {
-  constructor(
-    readonly summary: string,
-    readonly detail: string,
-  ) {
-    super(`${summary}: ${detail}`);
-  }
-}
-
-export interface VariableSources {
-  env: NodeJS.ProcessEnv;
-  directory: string;
-  /** -var 'k=v' and -var-file=F in the order given: later ones win. */
-  arguments: { kind: 'var' | 'var-file'; text: string }[];
-}
-
-export async function readVariables(declared: VariableBlock[], sources: VariableSources): Promise<Map<string, Typed>> {
-  const raw = new Map<string, { text: string } | { value: unknown }>();
-  for (const [key, text] of Object.entries(sources.env)) {
-    const name = key.startsWith('TF_VAR_') ? key.slice('TF_VAR_'.length) : undefined;
-    if (name !== undefined && text !== undefined) raw.set(name, { text });
-  }
-  const files = fs.readdirSync(sources.directory).sort();
-  const automatic = [
-    ...files.filter((f) => f === 'terraform.tfvars' || f === 'terraform.tfvars.json'),
-    ...files.filter((f) => f.endsWith('.auto.tfvars') || f.endsWith('.auto.tfvars.json')),
-  ];
-  for (const file of automatic)
-    for (const [name, value] of await readVariableFile(path.join(sources.directory, file))) raw.set(name, { value });
-  for (const argument of sources.arguments) {
-    if (argument.kind === 'var-file') {
-      for (const [name, value] of await readVariableFile(path.resolve(sources.directory, argument.text))) raw.set(name, { value });
-      continue;
-    }
-    const separator = argument.text.indexOf('=');
-    if (separator <= 0) throw new Diagnostic('Invalid -var option', `The given -var option "${argument.text}" is not correctly specified.`);
-    const name = argument.text.slice(0, separator);
-    if (!declared.some((variable) => variable.name === name)) {
-      throw new Diagnostic(
-        'Value for undeclared variable',
-        `A variable named "${name}" was assigned on the command line, but the root module does not declare a variable of that name.`,
-      );
-    }
-    raw.set(name, { text: argument.text.slice(separator + 1) });
-  }
-  const values = new Map<string, Typed>();
-  for (const variable of declared) {
-    const type = parseTypeConstraint(variable.type);
-    const given = raw.get(variable.name);
-    if (given === undefined && !variable.hasDefault) {
-      throw new Diagnostic(
-        'No value for required variable',
-        `The root module input variable "${variable.name}" is not set, and has no default value. Use a -var or -var-file command line argument to provide a value for this variable.`,
-      );
-    }
-    const what = `variable "${variable.name}"`;
-    const value =
-      given === undefined
-        ? literal(variable.default, what)
-        : 'value' in given
-          ? literal(given.value, what)
-          : await fromText(given.text, type, what);
-    values.set(variable.name, convert(value, type, what));
-  }
-  return values;
-}
-
-async function readVariableFile(file: string): Promise<[string, unknown][]> {
-  if (!fs.existsSync(file)) throw new Diagnostic('Failed to read variables file', `Given variables file ${file} does not exist.`);
-  const text = fs.readFileSync(file, 'utf8');
-  if (file.endsWith('.json')) return Object.entries(JSON.parse(text) as Record<string, unknown>);
-  try {
-    return Object.entries(await parseHcl(path.basename(file), text));
-  } catch (error) {
-    throw new Diagnostic('Invalid variables file', String(error));
-  }
-}
-
-/**
- * A value as HCL wrote it (in HCL's JSON form), as the literal it is: `${` starts an expression,
- * which a variable's value may not hold, and `$${` and `%%{` are escapes of `${` and `%{`.
- */
-function literal(value: unknown, what: string): unknown {
-  if (typeof value === 'string') {
-    if (/(^|[^$])\$\{/.test(value)) throw new Diagnostic('Variables not allowed', `Variables may not be used here (${what}).`);
-    return value.replace(/\$\$\{/g, '${').replace(/%%\{/g, '%{');
-  }
-  if (Array.isArray(value)) return value.map((item) => literal(item, what));
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, literal(item, what)]));
-  }
-  return value;
-}
-
-/** Terraform reads a string-typed (or untyped) variable's text as is and any other type's as an HCL expression. */
-async function fromText(text: string, type: CtyType | undefined, what: string): Promise<unknown> {
-  if (type === undefined || type === 'string' || type === 'number' || type === 'bool') return text;
-  try {
-    const parsed = await parseHcl('value', `value = ${text}\n`);
-    return literal(parsed.value, what);
-  } catch (error) {
-    throw new Diagnostic('Invalid value for input variable', String(error));
-  }
-}
+/** The attributes of terraform_data that expressions may refer to. */
+export const dataAttributes = ['id', 'input', 'output', 'triggers_replace'];
 
 /** Type constraints the stand-in models; undefined means unconstrained (`any`). */
 export function parseTypeConstraint(text: string | undefined): CtyType | undefined {
@@ -147,15 +49,24 @@ export function parseTypeConstraint(text: string | undefined): CtyType | undefin
   throw new Refusal(`the type constraint ${text}`);
 }
 
-/** Terraform's conversion of a value to a type constraint, for the types the stand-in models. */
+/** What cty says a value of the wrong type lacks. */
+function requirement(type: CtyType | undefined): string {
+  if (type === 'number' || type === 'bool') return `a ${type} is required`;
+  if (Array.isArray(type)) return `${type[0]} of ${typeName(type[1] as CtyType)} required`;
+  return `${typeName(type)} required`;
+}
+
+function typeName(type: CtyType | undefined): string {
+  if (type === undefined) return 'any';
+  return Array.isArray(type) ? `${type[0]} of ${typeName(type[1] as CtyType)}` : type;
+}
+
+/** Terraform's conversion of a value to a type constraint, for the types the stand-in models; `what` says whose value it is. */
 export function convert(value: unknown, type: CtyType | undefined, what: string): Typed {
   const fail = (): never => {
-    throw new Diagnostic(
-      'Invalid value for input variable',
-      `The value given for ${what} is not suitable: ${JSON.stringify(value)} is not a ${JSON.stringify(type)}.`,
-    );
+    throw new Diagnostic('Invalid value for input variable', `${what}: ${requirement(type)}.`);
   };
-  if (type === undefined) return { value, type: typeOf(value) };
+  if (type === undefined) return { value: sortedValue(value), type: typeOf(value) };
   if (value === null) return { value, type };
   if (type === 'string') {
     if (typeof value === 'string') return { value, type };
@@ -175,7 +86,7 @@ export function convert(value: unknown, type: CtyType | undefined, what: string)
     return { value: value.map((item) => convert(item, element, what).value), type };
   }
   if (kind === 'map' && typeof value === 'object' && !Array.isArray(value)) {
-    return { value: Object.fromEntries(Object.entries(value).map(([k, v]) => [k, convert(v, element, what).value])), type };
+    return { value: sortedEntries(Object.entries(value).map(([k, v]) => [k, convert(v, element, what).value])), type };
   }
   return fail();
 }
@@ -186,9 +97,20 @@ export function typeOf(value: unknown): CtyType {
   if (typeof value === 'number') return 'number';
   if (typeof value === 'boolean') return 'bool';
   if (Array.isArray(value)) return ['tuple', value.map(typeOf)];
-  if (typeof value === 'object' && value !== null)
-    return ['object', Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typeOf(v)]))];
+  if (typeof value === 'object' && value !== null) return ['object', sortedEntries(Object.entries(value).map(([k, v]) => [k, typeOf(v)]))];
   return 'dynamic';
+}
+
+/** An object with its keys in Go's string order: Terraform keeps the attributes of objects and maps sorted. */
+export function sortedEntries<T>(entries: [string, T][]): Record<string, T> {
+  return Object.fromEntries(entries.sort(([a], [b]) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
+}
+
+/** A value with its objects' keys sorted, as Terraform holds a literal. */
+export function sortedValue(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedValue);
+  if (typeof value === 'object' && value !== null) return sortedEntries(Object.entries(value).map(([k, v]) => [k, sortedValue(v)]));
+  return value;
 }
 
 /** Evaluates an expression as hcl2json renders it: literals as JSON, expressions inside "${...}". */
@@ -198,53 +120,105 @@ export function evaluate(expression: unknown, scope: Scope): Typed | typeof unkn
     const items = expression.map((item) => evaluate(item, scope));
     if (items.some((item) => item === unknown)) return unknown;
     const typed = items as Typed[];
+    refuseMarkedParts(typed);
     return { value: typed.map((item) => item.value), type: ['tuple', typed.map((item) => item.type)] };
   }
   if (typeof expression === 'object' && expression !== null) {
     const entries = Object.entries(expression).map(([key, item]) => [key, evaluate(item, scope)] as const);
     if (entries.some(([, item]) => item === unknown)) return unknown;
     const typed = entries as [string, Typed][];
+    refuseMarkedParts(typed.map(([, item]) => item));
     return {
-      value: Object.fromEntries(typed.map(([key, item]) => [key, item.value])),
-      type: ['object', Object.fromEntries(typed.map(([key, item]) => [key, item.type]))],
+      value: sortedEntries(typed.map(([key, item]) => [key, item.value])),
+      type: ['object', sortedEntries(typed.map(([key, item]) => [key, item.type]))],
     };
   }
   return { value: expression, type: typeOf(expression) };
 }
 
+/** Terraform marks the sensitive element of a collection, not the collection: a path the stand-in does not keep. */
+function refuseMarkedParts(items: Typed[]): void {
+  if (items.some((item) => item.sensitive === true)) throw new Refusal('a sensitive value inside a collection');
+}
+
+/** `${...}` interpolations of a string, `$${` (an escaped `${`) excepted. */
+const interpolation = /(?<!\$)\$\{([^{}]*)\}/g;
+
 function evaluateString(text: string, scope: Scope): Typed | typeof unknown {
-  if (text.includes('%{')) throw new Refusal(`template directives (%{...}) in "${text}"`);
+  if (/(?<!%)%\{/.test(text)) throw new Refusal(`template directives (%{...}) in "${text}"`);
   const whole = /^\$\{([^{}]*)\}$/.exec(text);
   if (whole?.[1] !== undefined) return reference(whole[1].trim(), scope);
   let known = true as boolean;
-  const value = text.replace(/\$\{([^{}]*)\}/g, (_match, inner: string) => {
+  let sensitive = false as boolean;
+  const value = text.replace(interpolation, (_match, inner: string) => {
     const part = reference(inner.trim(), scope);
     if (part === unknown) {
       known = false;
       return '';
     }
+    sensitive ||= part.sensitive === true;
     if (typeof part.value === 'string' || typeof part.value === 'number' || typeof part.value === 'boolean') return String(part.value);
     throw new Diagnostic(
       'Invalid template interpolation value',
       `Cannot include the given value in a string template: ${inner.trim()} is not a string.`,
     );
   });
-  if (value.includes('${')) throw new Refusal(`the template "${text}"`);
-  return known ? { value, type: 'string' } : unknown;
+  if (/(?<!\$)\$\{/.test(value)) throw new Refusal(`the template "${text}"`);
+  if (!known) return unknown;
+  return { value: value.replace(/\$\$\{/g, '${').replace(/%%\{/g, '%{'), type: 'string', ...(sensitive ? { sensitive: true } : {}) };
+}
+
+/** What the reference names: a variable, or a resource and its attribute. */
+type Referent = { kind: 'variable'; name: string } | { kind: 'attribute'; address: string; attribute: string };
+
+function referent(expression: string): Referent {
+  const variable = /^var\.([A-Za-z_][\w-]*)$/.exec(expression);
+  if (variable?.[1] !== undefined) return { kind: 'variable', name: variable[1] };
+  const attribute = /^(terraform_data\.[A-Za-z_][\w-]*)\.([a-z_]+)$/.exec(expression);
+  if (attribute?.[1] !== undefined && attribute[2] !== undefined && dataAttributes.includes(attribute[2]))
+    return { kind: 'attribute', address: attribute[1], attribute: attribute[2] };
+  throw new Refusal(`the expression ${expression}`);
 }
 
 function reference(expression: string, scope: Scope): Typed | typeof unknown {
-  const variable = /^var\.([A-Za-z_][\w-]*)$/.exec(expression);
-  if (variable?.[1] !== undefined) {
-    const value = scope.variables.get(variable[1]);
-    if (value === undefined) throw new ConfigurationError(`Reference to undeclared input variable "${variable[1]}"`);
+  const named = referent(expression);
+  if (named.kind === 'variable') {
+    const value = scope.variables.get(named.name);
+    if (value === undefined) throw new ConfigurationError(`Reference to undeclared input variable "${named.name}"`);
     return value;
   }
-  const resource = /^(null_resource\.[A-Za-z_][\w-]*)\.id$/.exec(expression);
-  if (resource?.[1] !== undefined) {
-    const id = scope.ids.get(resource[1]);
-    if (id === undefined) throw new ConfigurationError(`Reference to undeclared resource ${resource[1]}`);
-    return id === unknown ? unknown : { value: id, type: 'string' };
-  }
-  throw new Refusal(`the expression ${expression}`);
+  const values = scope.resources.get(named.address);
+  if (values === undefined) throw new ConfigurationError(`Reference to undeclared resource ${named.address}`);
+  return values[named.attribute] ?? unknown;
+}
+
+/**
+ * The references of an expression as Terraform lists them in a plan's configuration: each in order
+ * of appearance, once, a resource's attribute followed by the resource.
+ */
+export function referencesOf(expression: unknown): string[] {
+  const found: string[] = [];
+  const add = (reference: string) => {
+    if (!found.includes(reference)) found.push(reference);
+  };
+  const walk = (part: unknown) => {
+    if (typeof part === 'string') {
+      for (const [, inner] of part.matchAll(interpolation)) {
+        const named = referent((inner ?? '').trim());
+        if (named.kind === 'variable') add(`var.${named.name}`);
+        else {
+          add(`${named.address}.${named.attribute}`);
+          add(named.address);
+        }
+      }
+    } else if (Array.isArray(part)) part.forEach(walk);
+    else if (typeof part === 'object' && part !== null) Object.values(part).forEach(walk);
+  };
+  walk(expression);
+  return found;
+}
+
+/** The resources an expression refers to. */
+export function resourcesOf(expression: unknown): string[] {
+  return referencesOf(expression).filter((reference) => /^terraform_data\.[^.]+$/.test(reference));
 }

@@ -53,7 +53,13 @@ export function toolEnvironment(home: string): Record<string, string> {
 }
 
 function readVersion(): string {
-  const printed = execFileSync(binary, ['version', '-json'], { env: toolEnvironment(os.tmpdir()), encoding: 'utf8', timeout: 60_000 });
+  // Its warnings (a CLI configuration it cannot read) are the runs' business, not this read's.
+  const printed = execFileSync(binary, ['version', '-json'], {
+    env: toolEnvironment(os.tmpdir()),
+    encoding: 'utf8',
+    timeout: 60_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const version = (JSON.parse(printed) as { terraform_version?: unknown }).terraform_version;
   if (typeof version !== 'string') throw new Error(`${binary} version -json names no terraform_version: ${printed}`);
   return version;

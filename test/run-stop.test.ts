@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { cliScript, createWorkspace, eventually, storeKinds, type StoreKind } from './harness.ts';
-import { binaryName, RunBench, terraformVersion } from './run-fixtures.ts';
+import { cliScript, eventually, storeKinds, type StoreKind } from './harness.ts';
+import { binaryName, RunBench } from './run-fixtures.ts';
 
 /** Two resources: the first is made at once, the second's provisioner is still running when the stop comes. */
 const slowApply = `resource "terraform_data" "first" {
@@ -16,7 +16,7 @@ const slowApply = `resource "terraform_data" "first" {
 }
 
 resource "terraform_data" "slow" {
-  input = terraform_data.first.output
+  depends_on = [terraform_data.first]
 
   provisioner "local-exec" {
     command = "sleep 60"
@@ -26,9 +26,7 @@ resource "terraform_data" "slow" {
 
 /** A workspace whose apply makes `terraform_data.first`, then waits `seconds` in `terraform_data.slow`. */
 async function slowWorkspace(bench: RunBench, name: string, seconds = 60): Promise<string> {
-  const files = { 'main.tf': slowApply.replace('sleep 60', `sleep ${seconds}`) };
-  const source = bench.git.repository(name, [{ files, tags: [] }]);
-  return createWorkspace(bench.server, bench.organization, { source, branch: 'main', folder: '/', terraformVersion, iacType: 'terraform' });
+  return bench.workspaceOf(name, { 'main.tf': slowApply.replace('sleep 60', `sleep ${seconds}`) });
 }
 
 /** Starts "Plan and apply" and waits until its apply has made the first resource and waits in the second. */

@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { assembleVariables, hclString, terraformVariablesFile, type RunVariable } from '../src/runs/run-variables.ts';
-import { createCollection, createRecord, createTemplate, createWorkspace, storeKinds } from './harness.ts';
-import { RunBench, terraformVersion } from './run-fixtures.ts';
+import { createCollection, createRecord, createTemplate, storeKinds } from './harness.ts';
+import { RunBench } from './run-fixtures.ts';
 import { StateBackendRecorder, terraformEnvironment } from './state-backend-recorder.ts';
 import { binary, binaryName } from './terraform-binary.ts';
 
@@ -191,19 +191,12 @@ for (const kind of storeKinds) {
     after(() => bench.stop());
 
     /** A workspace on a repository of `main.tf` alone, with these variables of its own. */
-    async function workspaceWith(name: string, mainTf: string, variables: [key: string, value: string, category: string][]) {
-      const source = bench.git.repository(name, [{ files: { 'main.tf': mainTf }, tags: [] }]);
-      const workspace = await createWorkspace(bench.server, bench.organization, {
-        source,
-        branch: 'main',
-        folder: '/',
-        terraformVersion,
-        iacType: 'terraform',
-      });
-      for (const [key, value, category] of variables)
-        await createRecord(bench.server, bench.org(`/workspace/${workspace}/variable`), 'variable', { key, value, category });
-      return workspace;
-    }
+    const workspaceWith = (name: string, mainTf: string, variables: [key: string, value: string, category: 'TERRAFORM' | 'ENV'][]) =>
+      bench.workspaceOf(
+        name,
+        { 'main.tf': mainTf },
+        variables.map(([key, value, category]) => ({ key, value, category })),
+      );
     const globalVariable = (key: string, value: string, category: string) =>
       createRecord(bench.server, bench.org('/globalvar'), 'globalvar', { key, value, category });
     async function collectionFor(
@@ -236,7 +229,7 @@ for (const kind of storeKinds) {
 
     it('gives each key to the workspace over a global variable, a global variable over a collection, a higher priority over a lower, in both categories', async () => {
       // A TERRAFORM variable `x` and an ENV variable `TF_VAR_env_x` reach Terraform as var.x and var.env_x.
-      const both = (key: string, value: string): [string, string, string][] => [
+      const both = (key: string, value: string): [string, string, 'TERRAFORM' | 'ENV'][] => [
         [key, value, 'TERRAFORM'],
         [`TF_VAR_env_${key}`, value, 'ENV'],
       ];

@@ -73,7 +73,7 @@ for (const kind of storeKinds) {
       assert.match(String(applyFailed.msg), /failed after \d+\.\d s \(exit code 1\)$/);
       const jobFailed = of(failed.job.id).at(-1);
       assert.ok(jobFailed !== undefined);
-      assert.equal(jobFailed.reason, 'step');
+      assert.equal(jobFailed.reason, 'stepFailed');
       assert.match(String(jobFailed.detail), /^Step 200 \(.+\) failed: terraform apply exited with code 1\./);
 
       const metrics = await scrape();
@@ -81,7 +81,7 @@ for (const kind of storeKinds) {
       assert.equal(sample(metrics, 'stratum_job_duration_seconds_count{status="failed"}'), 1);
       assert.equal(sample(metrics, 'stratum_step_duration_seconds_count{type="terraformPlan",status="completed"}'), 2);
       assert.equal(sample(metrics, 'stratum_step_duration_seconds_count{type="terraformApply",status="failed"}'), 1);
-      assert.equal(sample(metrics, 'stratum_job_failures_total{reason="step"}'), 1);
+      assert.equal(sample(metrics, 'stratum_job_failures_total{reason="stepFailed"}'), 1);
     });
 
     it('counts the jobs waiting and how long the oldest has waited', async () => {

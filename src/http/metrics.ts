@@ -98,7 +98,7 @@ export class Metrics implements RunMetrics {
     });
     this.jobFailures = new Counter({
       name: 'stratum_job_failures_total',
-      help: 'Jobs that failed, by reason: step (a step failed), interrupted (the service stopped), abandoned (an executor went away), tool, inputs, flow, executor.',
+      help: 'Jobs that failed, by reason: stepFailed (a step of the job failed), interrupted (the service stopped), abandoned (an executor went away), tool, inputs, flow, executor.',
       labelNames: ['reason'],
       registers: [this.registry],
     });

@@ -145,7 +145,7 @@ export async function runJob(parts: JobRunParts, report: RunReport, job: Row, ca
       await setStep({ status: 'failed' });
       if (flow.ignoreError) continue;
       await skipRest();
-      return fail(`Step ${flow.step} (${flow.name}) failed: ${outcome.reason}`, 'step');
+      return fail(`Step ${flow.step} (${flow.name}) failed: ${outcome.reason}`, 'stepFailed');
     }
     await setStep({ status: 'completed' });
     if (outcome.planChanges !== undefined) {

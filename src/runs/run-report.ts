@@ -7,7 +7,7 @@ import type { Row } from '../model/index.js';
  * workspace without a source, a template that does not parse); its flow asks for what Stratum does
  * not do; or the executor itself failed (a bug or the store).
  */
-export type FailureReason = 'step' | 'interrupted' | 'abandoned' | 'tool' | 'inputs' | 'flow' | 'executor';
+export type FailureReason = 'stepFailed' | 'interrupted' | 'abandoned' | 'tool' | 'inputs' | 'flow' | 'executor';
 
 /** The per-process series of runs an operator alerts on; the store-wide ones (jobs waiting, executors alive) are read at a scrape. */
 export interface RunMetrics {
@@ -78,7 +78,7 @@ export class RunReport {
     if (status !== 'left') this.metrics?.jobEnded(status, failure?.reason, ms / 1000);
     const fields = { ...job, status, ms, executor: this.executor, reason: failure?.reason, detail: failure?.detail };
     const line = `job ${job.job} ${status} after ${seconds(ms)}${failure === undefined ? '' : `: ${failure.detail}`}`;
-    if (failure === undefined || failure.reason === 'step' || failure.reason === 'interrupted') this.log.info(fields, line);
+    if (failure === undefined || failure.reason === 'stepFailed' || failure.reason === 'interrupted') this.log.info(fields, line);
     else this.log.warn(fields, line);
   }
 

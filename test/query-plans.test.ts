@@ -96,7 +96,7 @@ describeEachStore('query plans of large lists', (context) => {
       name: undefined,
       groups: ['STRATUM_ADMIN'],
       isAdministrator: true,
-      token: { trackedId: undefined, expiresAt: undefined },
+      token: { kind: 'service', trackedId: undefined, expiresAt: undefined },
     };
     const item = registry.get('item');
     const parent = registry.get('collection');

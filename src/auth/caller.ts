@@ -12,7 +12,15 @@ export interface Caller {
   token: CallerToken;
 }
 
+/**
+ * What kind of credential a caller presented, as the audit trail names it: a team or personal API
+ * token, a token this service signed otherwise (the CLI's login, a test's), the OIDC issuer's, a
+ * job's state credential, the operator's console, or the service itself.
+ */
+export type TokenKind = 'team' | 'personal' | 'signed' | 'oidc' | 'job' | 'console' | 'service';
+
 export interface CallerToken {
+  kind: TokenKind;
   /** Its API-token record (the `jti` of a team or personal token); undefined for other tokens. */
   trackedId: string | undefined;
   /** When it expires (its `exp`); undefined for a token that never expires. */

@@ -54,7 +54,7 @@ export class OidcVerifier {
         ...(this.settings.audience === undefined ? {} : { audience: this.settings.audience }),
       });
       if (typeof payload.exp === 'number' && payload.exp <= Date.now() / 1000) throw new InvalidTokenError('the token has expired');
-      return callerFromClaims(payload, this.adminGroup, { groupsClaim: this.settings.groupsClaim });
+      return callerFromClaims(payload, this.adminGroup, { groupsClaim: this.settings.groupsClaim, kind: 'oidc' });
     } catch (error) {
       if (error instanceof InvalidTokenError) throw error;
       if (error instanceof errors.JWTExpired) throw new InvalidTokenError('the token has expired');

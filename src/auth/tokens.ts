@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt, SignJWT, type JWTPayload } from 'jose';
 import { Hs256Failure, verifyHs256 } from './hs256.js';
-import type { Caller } from './caller.js';
+import type { Caller, TokenKind } from './caller.js';
 
 /** Issuer of every token this service signs. */
 export const tokenIssuer = 'stratum';
@@ -100,7 +100,7 @@ export class TokenSigner {
       if (typeof organizationId !== 'string' || typeof workspaceId !== 'string' || typeof jobReference !== 'string')
         throw new InvalidTokenError('the token is not valid');
       return {
-        caller: callerFromClaims(payload, this.adminGroup),
+        caller: callerFromClaims(payload, this.adminGroup, { kind: 'job' }),
         tracked: undefined,
         stateScope: { organizationId, workspaceId, jobReference },
       };
@@ -108,7 +108,7 @@ export class TokenSigner {
     const kind = payload[trackedClaim];
     if (kind === undefined) return { caller: callerFromClaims(payload, this.adminGroup), tracked: undefined };
     if (!isTrackedKind(kind) || typeof payload.jti !== 'string') throw new InvalidTokenError('the token is not valid');
-    return { caller: callerFromClaims(payload, this.adminGroup, { trackedId: payload.jti }), tracked: { id: payload.jti, kind } };
+    return { caller: callerFromClaims(payload, this.adminGroup, { trackedId: payload.jti, kind }), tracked: { id: payload.jti, kind } };
   }
 }
 
@@ -127,7 +127,7 @@ export const clockSkewSeconds = 60;
 export function callerFromClaims(
   payload: JWTPayload,
   adminGroup: string,
-  { groupsClaim = 'groups', trackedId }: { groupsClaim?: string; trackedId?: string } = {},
+  { groupsClaim = 'groups', trackedId, kind = 'signed' }: { groupsClaim?: string; trackedId?: string; kind?: TokenKind } = {},
 ): Caller {
   if (typeof payload.sub !== 'string' || payload.sub === '') throw new InvalidTokenError('the token has no subject');
   if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + clockSkewSeconds) {
@@ -147,7 +147,7 @@ export function callerFromClaims(
     groups,
     isAdministrator: groups.includes(adminGroup),
     // jose has checked that exp, when present, is a number.
-    token: { trackedId, expiresAt: typeof payload.exp === 'number' ? new Date(payload.exp * 1000) : undefined },
+    token: { kind, trackedId, expiresAt: typeof payload.exp === 'number' ? new Date(payload.exp * 1000) : undefined },
   };
 }
 

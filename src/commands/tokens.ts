@@ -21,7 +21,7 @@ function consoleAdministrator(config: Config): Caller {
     name: subject,
     groups: [config.adminGroup],
     isAdministrator: true,
-    token: { trackedId: undefined, expiresAt: undefined },
+    token: { kind: 'console', trackedId: undefined, expiresAt: undefined },
   };
 }
 
@@ -39,7 +39,7 @@ function consoleSession(config: Config, store: Store): Session {
     cipher: undefined,
     responseMemory: config.responseMemory,
   });
-  return engine.open(consoleAdministrator(config));
+  return engine.open(consoleAdministrator(config), { transport: 'console' });
 }
 
 /** `stratum tokens list`: every team and personal token, read beside a running server. */

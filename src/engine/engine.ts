@@ -12,6 +12,7 @@ import type { QueryShape } from './query-shapes.js';
 import { ResponseMemory } from './response-memory.js';
 import { buildShape } from './shaped-queries.js';
 import type { Announcement, EngineParts, Scope } from './scope.js';
+import type { Provenance } from './unit-of-work.js';
 import { JobQueue } from './job-queue.js';
 import type { RunRecords } from './run-records.js';
 import { RunOverview } from './run-overview.js';
@@ -60,9 +61,10 @@ export class Engine {
     this.parts = parts;
   }
 
-  open(caller: Caller): Session {
+  /** A session of `caller`'s, whose writes record `provenance` (the transport, the request) with their changes. */
+  open(caller: Caller, provenance: Provenance): Session {
     const { parts } = this;
-    return new Session({ engine: parts, caller, db: parts.store.db, budget: parts.memory.budget() });
+    return new Session({ engine: parts, caller, provenance, db: parts.store.db, budget: parts.memory.budget() });
   }
 
   /**
@@ -72,7 +74,7 @@ export class Engine {
    * repository). Never for a request that has not proved itself.
    */
   asService(): ServiceAccess {
-    const scope = this.serviceScope();
+    const scope = this.serviceScope({ transport: 'service' });
     return {
       session: new Session(scope),
       secrets: (tenantId) => ({ withSecrets: (resource, id) => openedRecord(scope, resource, id, tenantId) }),
@@ -86,19 +88,19 @@ export class Engine {
    * and what waits.
    */
   runs(records: RunRecords, next: NextFire): { queue: JobQueue; reads: RunReads; schedules: ScheduleFires; overview: RunOverview } {
-    const scope = this.serviceScope();
+    const scope = this.serviceScope({ transport: 'executor' });
     return {
       queue: new JobQueue(scope, records),
       reads: new RunReads(scope, records),
-      schedules: new ScheduleFires(scope, records, next),
+      schedules: new ScheduleFires(this.serviceScope({ transport: 'schedule' }), records, next),
       overview: new RunOverview(scope, records),
     };
   }
 
   /** The service itself as the caller: it sees every record. */
-  private serviceScope(): Scope {
+  private serviceScope(provenance: Provenance): Scope {
     const { parts } = this;
-    return { engine: parts, caller: serviceCaller, db: parts.store.db, budget: parts.memory.budget() };
+    return { engine: parts, caller: serviceCaller, provenance, db: parts.store.db, budget: parts.memory.budget() };
   }
 
   /** The names of the permission flags `Session.permissions` answers with. */
@@ -121,7 +123,7 @@ const serviceCaller: Caller = {
   name: 'Stratum',
   groups: [],
   isAdministrator: true,
-  token: { trackedId: undefined, expiresAt: undefined },
+  token: { kind: 'service', trackedId: undefined, expiresAt: undefined },
 };
 
 /** The API error a failure of the store is answered with; undefined for one nobody can explain (a bug). */

@@ -2,6 +2,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { ApiError, type Place } from '../errors.js';
 import type { ManyToMany, ResourceDeclaration, Row } from '../model/index.js';
 import type { TenantId } from './create-plan.js';
+import { organizationOf } from './changes.js';
 import type { Scope } from './scope.js';
 import { canName, findVisibleWhere } from './queries.js';
 import { allOf } from '../store/conditions.js';
@@ -60,6 +61,7 @@ export async function writeMembers(
       { ...written, name, link },
       ids.map((id) => ({ id })),
       await tenantId(),
+      await organizationOf(tx, written.resource, tenantId),
     );
   }
 }
@@ -117,6 +119,7 @@ export async function replaceMembers(
   owner: { resource: ResourceDeclaration; row: Row; name: string; link: ManyToMany },
   members: readonly { type?: unknown; id: string }[],
   tenantId: string,
+  organizationId: string | undefined,
 ): Promise<void> {
   const { name, link } = owner;
   const at: Place = { relationship: name, part: 'linkage' };
@@ -136,6 +139,17 @@ export async function replaceMembers(
   await checkMembers(tx, link, ids, tenantId, at);
   const { table, column, otherColumn } = link.join;
   const ownerId = String(owner.row.id);
+  const listed = await tx.db.selectFrom(table).select(otherColumn).where(column, '=', ownerId).execute();
+  const before = listed.map((pair) => String(pair[otherColumn])).sort();
+  const after = [...ids].sort();
+  if (before.length !== after.length || before.some((id, index) => id !== after[index]))
+    tx.work?.record({
+      organizationId,
+      type: owner.resource.type,
+      id: ownerId,
+      action: 'update',
+      attributes: { [name]: { before, after } },
+    });
   await tx.db.deleteFrom(table).where(column, '=', ownerId).execute();
   if (ids.length > 0) {
     await tx.db

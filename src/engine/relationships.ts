@@ -8,6 +8,7 @@ import { defaultPageSize, type Page, type SortKey } from './options.js';
 import { listVisible, type ListResult } from './queries.js';
 import type { Precondition } from './versions.js';
 import { changeRecord } from './write.js';
+import { organizationOf, recordChange } from './changes.js';
 import { checkLinkTarget } from './link-checks.js';
 import { listedBy, replaceMembers } from './members.js';
 import { authorizeOn, movesGrants } from './write-authorization.js';
@@ -101,7 +102,13 @@ export async function updateRelationship(
     if (relationship.kind === 'manyToMany') {
       const members = readLinkage();
       if (!Array.isArray(members)) throw listReplaced(resource, name, at);
-      await replaceMembers(tx, { resource, row, name, link: relationship }, members, await tenantId());
+      await replaceMembers(
+        tx,
+        { resource, row, name, link: relationship },
+        members,
+        await tenantId(),
+        await organizationOf(tx, resource, tenantId),
+      );
       await tx.db
         .updateTable(resource.table)
         .set({ ...auditColumns(auditName(tx.caller), new Date().toISOString(), 'update') })
@@ -143,11 +150,18 @@ export async function updateRelationship(
     }
     if (movesGrants(tx, resource, row, { [name]: linkage?.id ?? null })) await authorizeOn(tx, resource, row, tenantId, 'update', false);
     if (linkage !== null) await checkLinkTarget(tx, relationship.type, linkage.id, await tenantId(), at);
-    await tx.db
-      .updateTable(resource.table)
-      .set({ [relationship.column]: linkage?.id ?? null, ...auditColumns(auditName(tx.caller), new Date().toISOString(), 'update') })
-      .where('id', '=', row.id)
-      .execute();
+    const columns = {
+      [relationship.column]: linkage?.id ?? null,
+      ...auditColumns(auditName(tx.caller), new Date().toISOString(), 'update'),
+    };
+    await tx.db.updateTable(resource.table).set(columns).where('id', '=', row.id).execute();
+    recordChange(tx, resource, {
+      action: 'update',
+      id: row.id,
+      organizationId: await organizationOf(tx, resource, tenantId),
+      before: row,
+      after: { ...row, ...columns },
+    });
   });
 }
 

@@ -9,6 +9,9 @@ import { databaseApiError, retryOnContention } from '../store/failures.js';
 import type { QueryShapes } from '../store/query-shapes.js';
 import type { QueryShape } from './query-shapes.js';
 import type { ResponseBudget, ResponseMemory } from './response-memory.js';
+import { UnitOfWork, type Announcement, type Provenance } from './unit-of-work.js';
+
+export type { Announcement } from './unit-of-work.js';
 
 /** What the operations on records need: the declarations, who may write them, the store and the secrets' key. */
 export interface EngineParts {
@@ -27,12 +30,6 @@ export interface EngineParts {
   announce: (announcement: Announcement) => void;
 }
 
-/** Something a write says happened (a job's status changed), for whoever listens beyond the store. */
-export interface Announcement {
-  topic: string;
-  payload: Readonly<Record<string, unknown>>;
-}
-
 /** What the SQL of a query is built from: the declarations, who may read global records, and the store's handle and dialect. */
 export interface QueryBasis {
   registry: Registry;
@@ -47,12 +44,14 @@ export interface QueryBasis {
 export interface Scope {
   engine: EngineParts;
   caller: Caller;
+  /** Where the caller's work comes from, as its changes record it. */
+  provenance: Provenance;
   /** The database, or the transaction the operation runs in. */
   db: Kysely<Database>;
   /** The memory the rows of this caller's answer hold; the transport releases it once the answer is built. */
   budget: ResponseBudget;
-  /** What the write in progress announced, heard once it commits; undefined outside a write. */
-  heard?: Announcement[];
+  /** What the write in progress changed and announced, written with it; undefined outside a write. */
+  work?: UnitOfWork;
 }
 
 /**
@@ -69,30 +68,32 @@ export async function inTransaction<T>(
 }
 
 /**
- * Runs a write: as one transaction when `atomic`, else statement by statement (each committed and
- * flushed as it runs), for a write that is one statement after its reads. Inside an open transaction
- * it is part of that one either way; a transaction of its own runs again when it loses to a
- * concurrent one. Database failures leave as API errors.
+ * Runs a write as one transaction, committed (and on both stores flushed to disk) before it
+ * returns, with its unit of work: the changes it records and the events it emits are written in
+ * the same transaction, so they exist exactly when the write does. Inside an open transaction (a
+ * batch) it is part of that one. A transaction that loses to a concurrent one runs again, whole,
+ * with a fresh unit. What it emitted is heard once it has committed, never when it failed.
+ * Database failures leave as API errors. (`atomic` is kept for the callers that say whether their
+ * write is one statement; every write is a transaction now that it also writes its change rows.)
  */
 export async function inWrite<T>(
   scope: Scope,
   resource: ResourceDeclaration | undefined,
-  atomic: boolean,
+  _atomic: boolean,
   work: (scope: Scope) => Promise<T>,
 ): Promise<T> {
   try {
     if (scope.db.isTransaction) return await work(scope);
-    // What the write announces is heard after it committed, once, whatever attempts it took; never
-    // when it failed.
-    const heard: Announcement[] = [];
-    const attempt = (given: Scope) => {
-      heard.length = 0;
-      return work({ ...given, heard });
-    };
-    const result = atomic
-      ? await retryOnContention(() => scope.db.transaction().execute((trx) => attempt({ ...scope, db: trx })))
-      : await retryOnContention(() => attempt(scope));
-    for (const announcement of heard) scope.engine.announce(announcement);
+    let unit = new UnitOfWork(scope.caller, scope.provenance);
+    const result = await retryOnContention(() =>
+      scope.db.transaction().execute(async (trx) => {
+        unit = new UnitOfWork(scope.caller, scope.provenance);
+        const done = await work({ ...scope, db: trx, work: unit });
+        await unit.flush(trx);
+        return done;
+      }),
+    );
+    for (const announcement of unit.events) scope.engine.announce(announcement);
     return result;
   } catch (error) {
     throw databaseApiError(error, resource) ?? error;

@@ -25,6 +25,8 @@ import { openedRecord, sealSecrets } from './seal.js';
 import { checkPrecondition, type Precondition } from './versions.js';
 import { guardCreate, prepareCreate, prepareUpdate } from './write-preparation.js';
 import { writeMembers } from './members.js';
+import { organizationAbove, organizationOf, recordChange } from './changes.js';
+import type { Change } from './unit-of-work.js';
 import { checkIdAttributes, checkLinkTarget, linkPlace } from './link-checks.js';
 
 /**
@@ -61,6 +63,13 @@ export async function createRecord(
       return recordColumns(tx, resource, record, now);
     });
     const inserted = await plan.insert(resource, columns);
+    recordChange(tx, resource, {
+      action: 'create',
+      id: inserted.id,
+      organizationId: createdIn(tx, collection, inserted),
+      before: undefined,
+      after: inserted,
+    });
     await writeMembers(tx, { resource, row: inserted }, members, plan.tenantId);
     if (resource.afterCreate === undefined) return inserted;
     await resource.afterCreate(writeContext(tx, plan.tenantId, now), inserted, prepared);
@@ -93,6 +102,13 @@ export async function updateRecord(
       ...auditColumns(auditName(tx.caller), now, 'update'),
     };
     await tx.db.updateTable(resource.table).set(columns).where('id', '=', row.id).execute();
+    recordChange(tx, resource, {
+      action: 'update',
+      id: row.id,
+      organizationId: await organizationOf(tx, resource, tenant),
+      before: row,
+      after: { ...row, ...columns },
+    });
     await writeMembers(tx, { resource, row }, input.members, tenant);
     if (resource.afterUpdate !== undefined) {
       const changed = await tx.db.selectFrom(resource.table).selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
@@ -103,10 +119,17 @@ export async function updateRecord(
 
 /** Deletes a record and everything under it. */
 export async function deleteRecord(scope: Scope, address: RecordAddress, precondition?: Precondition): Promise<void> {
-  await changeRecord(scope, address, 'delete', precondition, async (tx, row) => {
+  await changeRecord(scope, address, 'delete', precondition, async (tx, row, tenant) => {
     // Children go with their parent through ON DELETE CASCADE, and links to it are cleared through
-    // ON DELETE SET NULL, in this same statement.
+    // ON DELETE SET NULL, in this same statement: the change row of the record stands for them.
     await tx.db.deleteFrom(address.resource.table).where('id', '=', row.id).execute();
+    recordChange(tx, address.resource, {
+      action: 'delete',
+      id: row.id,
+      organizationId: await organizationOf(tx, address.resource, tenant),
+      before: row,
+      after: undefined,
+    });
   });
 }
 
@@ -128,6 +151,22 @@ export async function changeRecord(
     checkPrecondition(address.resource, row, precondition);
     await change(tx, row, tenantId);
   });
+}
+
+/**
+ * The organization of a new record: the first step of its path names it when the path starts
+ * there (the INSERT checked the whole path); else the change row's INSERT reads it up the
+ * record's parents, so the one-statement create asks for nothing more.
+ */
+function createdIn(tx: Scope, collection: CollectionAddress, row: Row): Change['organizationId'] {
+  const { registry } = tx.engine;
+  const { resource } = collection;
+  if (registry.isGlobal(resource)) return undefined;
+  if (resource === registry.tenant) return String(row.id);
+  const first = collection.ancestors[0];
+  if (first !== undefined && first.resource === registry.tenant) return first.id;
+  const link = registry.parentLink(resource);
+  return link === undefined ? undefined : organizationAbove(tx, resource, row[link.column]);
 }
 
 /** The tenant of a stored record, looked up when first asked for. */
@@ -179,18 +218,45 @@ export function writeContext(tx: Scope, tenantId: TenantId, now: string): WriteC
       const record = { id, parentId, tenantId, attributes: { ...attributes, ...given }, relationships: { ...links }, members: {} };
       const row = await insertRow(tx, resource, await recordColumns(tx, resource, record, now));
       if (row === undefined) throw new Error(`inserting into ${resource.table} returned no row`);
+      recordChange(tx, resource, {
+        action: 'create',
+        id,
+        organizationId: await organizationOf(tx, resource, tenantId),
+        before: undefined,
+        after: row,
+      });
       await resource.afterCreate?.(writeContext(tx, tenantId, now), row, undefined);
       return id;
     },
     removeChildren: async (resource, parentId, keep = () => false) => {
       const rows = await tx.db.selectFrom(resource.table).selectAll().where(registry.parentColumn(resource), '=', parentId).execute();
-      const gone = rows.filter((row) => !keep(row)).map((row) => row.id);
-      if (gone.length > 0) await tx.db.deleteFrom(resource.table).where('id', 'in', gone).execute();
+      const gone = rows.filter((row) => !keep(row));
+      if (gone.length === 0) return;
+      await tx.db
+        .deleteFrom(resource.table)
+        .where(
+          'id',
+          'in',
+          gone.map((row) => row.id),
+        )
+        .execute();
+      const organizationId = await organizationOf(tx, resource, tenantId);
+      for (const row of gone) recordChange(tx, resource, { action: 'delete', id: row.id, organizationId, before: row, after: undefined });
     },
     children: async (resource, parentId) =>
       tx.db.selectFrom(resource.table).selectAll().where(registry.parentColumn(resource), '=', parentId).execute(),
     set: async (resource, id, values) => {
-      await tx.db.updateTable(resource.table).set(toColumns(resource, values)).where('id', '=', id).execute();
+      const before = await tx.db.selectFrom(resource.table).selectAll().where('id', '=', id).executeTakeFirst();
+      if (before === undefined) return;
+      const columns = toColumns(resource, values);
+      await tx.db.updateTable(resource.table).set(columns).where('id', '=', id).execute();
+      recordChange(tx, resource, {
+        action: 'update',
+        id,
+        organizationId: await organizationOf(tx, resource, tenantId),
+        before,
+        after: { ...before, ...columns },
+      });
     },
     newest: async (resource, column, value) =>
       tx.db
@@ -203,8 +269,8 @@ export function writeContext(tx: Scope, tenantId: TenantId, now: string): WriteC
         .executeTakeFirst(),
     withSecrets: async (resource, id) => openedRecord(tx, resource, id, await tenantId()),
     announce: (topic, payload) => {
-      if (tx.heard === undefined) throw new Error(`${topic} was announced outside a write`);
-      tx.heard.push({ topic, payload });
+      if (tx.work === undefined) throw new Error(`${topic} was announced outside a write`);
+      tx.work.emit({ topic, payload });
     },
   };
 }

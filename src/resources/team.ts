@@ -52,6 +52,8 @@ export const team = defineResource({
     name: text({ required: true, max: 128 }),
     role: role(),
     ...Object.fromEntries(capabilities.map((capability) => [capability, flag(false)])),
+    // Not Terrakube's, and no capability over records: its members read the organization's audit trail.
+    readAuditTrail: flag(false),
   },
   relationships: {
     organization: toOne('organization', 'organization_id'),

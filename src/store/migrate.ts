@@ -20,6 +20,7 @@ import { workspaceState } from './migrations/0016-workspace-state.js';
 import { jobRuns } from './migrations/0017-job-runs.js';
 import { planViews } from './migrations/0018-plan-views.js';
 import { executors } from './migrations/0019-executors.js';
+import { auditTrail } from './migrations/0020-audit-trail.js';
 
 /** The one migration history of both stores, in order; a migration, once released, never changes. */
 const history: readonly (readonly [name: string, build: (dialect: Dialect) => Migration])[] = [
@@ -42,6 +43,7 @@ const history: readonly (readonly [name: string, build: (dialect: Dialect) => Mi
   ['0017-job-runs', jobRuns],
   ['0018-plan-views', planViews],
   ['0019-executors', executors],
+  ['0020-audit-trail', auditTrail],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

@@ -65,7 +65,7 @@ export function graphqlRoute(
   });
   const answer = async (request: FastifyRequest, reply: FastifyReply, read: (graphql: GraphQLModule) => GraphQLRequest) => {
     const { service, graphql } = await load();
-    const body = await graphql.answerGraphQL(service, sessionOf(engine, request, reply), read(graphql), unexpectedIn(request));
+    const body = await graphql.answerGraphQL(service, sessionOf(engine, request, reply, 'graphql'), read(graphql), unexpectedIn(request));
     noteGraphQLErrors(request, codesOf(body.errors ?? []));
     // Without data, nothing ran: the status says why to a client of GraphQL over HTTP's media type.
     const status = answerType(request) === graphqlResponseType && !('data' in body) ? (body.errors?.[0]?.extensions.status ?? 400) : 200;

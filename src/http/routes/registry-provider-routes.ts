@@ -51,7 +51,7 @@ export function providerRoutes(engine: Engine, lookups: RegistryLookups): Descri
       },
       errors: [401, 404],
       handler: async (request, reply) => {
-        const session = sessionOf(engine, request, reply);
+        const session = sessionOf(engine, request, reply, 'registry');
         const ancestors = await findProvider(session, request.params as Params);
         const answer = [];
         for (const version of await all(session, records.providerVersion, ancestors)) {
@@ -78,7 +78,7 @@ export function providerRoutes(engine: Engine, lookups: RegistryLookups): Descri
       success: { status: 200, description: 'The build.', schema: providerBuild },
       errors: [401, 404],
       handler: async (request, reply) => {
-        const session = sessionOf(engine, request, reply);
+        const session = sessionOf(engine, request, reply, 'registry');
         const params = request.params as Required<Params>;
         const ancestors = await findProvider(session, params);
         const version = await one(

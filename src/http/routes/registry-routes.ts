@@ -50,7 +50,7 @@ export function registryRoutes(engine: Engine, names: RegistryRecords, links: Mo
       },
       errors: [401, 404],
       handler: async (request, reply) => {
-        const session = sessionOf(engine, request, reply);
+        const session = sessionOf(engine, request, reply, 'registry');
         const found = await lookups.module(session, request.params as ModuleParams);
         const rows = await all(session, records.moduleVersion, found.ancestors);
         return reply.send({ modules: [{ versions: rows.map((row) => ({ version: String(row.version) })) }] });
@@ -67,7 +67,7 @@ export function registryRoutes(engine: Engine, names: RegistryRecords, links: Mo
       success: { status: 204, description: 'The X-Terraform-Get header holds the address.' },
       errors: [401, 404],
       handler: async (request, reply) => {
-        const session = sessionOf(engine, request, reply);
+        const session = sessionOf(engine, request, reply, 'registry');
         const params = request.params as VersionParams;
         const { row, namespace } = await lookups.moduleVersion(session, params);
         await session.countUse({ resource: records.module, ancestors: [namespace], id: String(row.id) }, lookups.lookup.moduleDownloads);
@@ -93,7 +93,7 @@ export function registryRoutes(engine: Engine, names: RegistryRecords, links: Mo
       },
       errors: [401, 404],
       handler: async (request, reply) => {
-        const { version } = await lookups.moduleVersion(sessionOf(engine, request, reply), request.params as VersionParams);
+        const { version } = await lookups.moduleVersion(sessionOf(engine, request, reply, 'registry'), request.params as VersionParams);
         const readme = typeof version.readme === 'string' ? version.readme : '';
         return reply.send({ content: Buffer.from(readme).toString('base64'), url: null });
       },

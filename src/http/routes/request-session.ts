@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Engine, Session } from '../../engine/index.js';
+import type { Engine, Provenance, Session, Transport } from '../../engine/index.js';
 import { requireCaller } from '../plugins/authentication.js';
 
 /**
@@ -7,10 +7,18 @@ import { requireCaller } from '../plugins/authentication.js';
  * abandoned by the client (the session then refuses further work), its records no longer count
  * against the memory of answers.
  */
-export function sessionOf(engine: Engine, request: FastifyRequest, reply: FastifyReply): Session {
-  const session = engine.open(requireCaller(request));
+export function sessionOf(engine: Engine, request: FastifyRequest, reply: FastifyReply, transport: Transport = 'jsonapi'): Session {
+  const session = engine.open(requireCaller(request), requestProvenance(request, transport));
   reply.raw.once('close', () => {
     session.close();
   });
   return session;
+}
+
+/**
+ * Where a request's changes come from, as the audit trail records it: its id, and the client's
+ * address as Fastify reads it (through X-Forwarded-For only from a proxy STRATUM_TRUST_PROXY trusts).
+ */
+export function requestProvenance(request: FastifyRequest, transport: Transport): Provenance {
+  return { transport, requestId: request.id, clientAddress: request.ip };
 }

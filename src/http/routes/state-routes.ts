@@ -8,6 +8,7 @@ import type { StateSettings } from '../../config.js';
 import { LockHeld, type Engine, type StateAccess, type WorkspaceState } from '../../engine/index.js';
 import { ApiError, badRequest, notFound } from '../../errors.js';
 import type { Row, StateRecords } from '../../model/index.js';
+import { requestProvenance } from './request-session.js';
 import { shownState } from '../../terraform/state-json.js';
 
 export interface StateRouteOptions {
@@ -44,7 +45,8 @@ export function stateRoutes(api: FastifyInstance, { engine, authenticator, recor
 
   const stateOf = async (request: FastifyRequest, reply: FastifyReply): Promise<WorkspaceState> => {
     const { caller, access } = await identify(authenticator, request);
-    const session = engine.open(caller);
+    const provenance = requestProvenance(request, 'state');
+    const session = engine.open(caller, access.kind === 'credential' ? { ...provenance, jobId: access.jobReference } : provenance);
     reply.raw.once('close', () => {
       session.close();
     });
@@ -200,7 +202,7 @@ async function identify(authenticator: Authenticator, request: FastifyRequest): 
     name: undefined,
     groups: [],
     isAdministrator: false,
-    token: { trackedId: undefined, expiresAt: undefined },
+    token: { kind: 'job', trackedId: undefined, expiresAt: undefined },
   };
   return { caller, access: { kind: 'credential', ...scope } };
 }

@@ -100,7 +100,8 @@ export const subscriptions = fp(
   ) => {
     const { engine, authenticator, events, records } = options;
     const visible = async (caller: Caller, resource: ResourceDeclaration, id: string) => {
-      const session = engine.open(caller);
+      // Reads only: the live channel changes nothing.
+      const session = engine.open(caller, { transport: 'service' });
       try {
         return await session.find({ resource, ancestors: [], id });
       } finally {

@@ -1,0 +1,92 @@
+import { sql, type Expression } from 'kysely';
+import { auditAttributes, attributeFields, fromColumn, isSecretIn, type ResourceDeclaration, type Row } from '../model/index.js';
+import type { TenantId } from './create-plan.js';
+import type { Scope } from './scope.js';
+import type { Change, ChangeAction, ChangedValue } from './unit-of-work.js';
+
+/**
+ * What a write changed in one record, for its change row: each declared attribute and to-one link
+ * whose stored value differs between `before` (undefined on create) and `after` (undefined on
+ * delete), as the API shows the values. A secret, or a value that is one before or after, is only
+ * said to have changed: its value, sealed or not, never leaves the record.
+ */
+export function changedAttributes(
+  resource: ResourceDeclaration,
+  before: Row | undefined,
+  after: Row | undefined,
+): Record<string, ChangedValue> {
+  const changed: Record<string, ChangedValue> = {};
+  for (const field of attributeFields(resource)) {
+    if (field.name in auditAttributes) continue;
+    const was = before?.[field.column] ?? null;
+    const is = after?.[field.column] ?? null;
+    if (before !== undefined && after !== undefined && sameStored(was, is)) continue;
+    if ((before !== undefined && isSecretIn(field.attribute, before)) || (after !== undefined && isSecretIn(field.attribute, after))) {
+      changed[field.name] = { sensitive: true };
+      continue;
+    }
+    // A create or delete lists the values the record holds, not the empty ones it does not.
+    if ((before === undefined || after === undefined) && (was === null || was === undefined) && (is === null || is === undefined)) continue;
+    changed[field.name] = {
+      before: before === undefined ? undefined : fromColumn(field.attribute, was),
+      after: after === undefined ? undefined : fromColumn(field.attribute, is),
+    };
+  }
+  for (const [name, link] of Object.entries(resource.relationships)) {
+    if (link.kind !== 'toOne') continue;
+    const was = before?.[link.column] ?? null;
+    const is = after?.[link.column] ?? null;
+    if (sameStored(was, is)) continue;
+    changed[name] = { before: before === undefined ? undefined : linkValue(was), after: after === undefined ? undefined : linkValue(is) };
+  }
+  return changed;
+}
+
+const sameStored = (a: unknown, b: unknown): boolean => a === b || (a !== null && b !== null && String(a) === String(b));
+const linkValue = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+
+/**
+ * Records, in the unit of work of the write `tx` is part of, a change of one record of `resource`:
+ * `organizationId` is its tenant's id (undefined for a record of the whole service).
+ */
+export function recordChange(
+  tx: Scope,
+  resource: ResourceDeclaration,
+  change: { action: ChangeAction; id: unknown; organizationId: Change['organizationId']; before: Row | undefined; after: Row | undefined },
+): void {
+  if (tx.work === undefined) throw new Error(`a ${resource.type} record was changed outside a unit of work`);
+  tx.work.record({
+    organizationId: change.organizationId,
+    type: resource.type,
+    id: String(change.id),
+    action: change.action,
+    attributes: changedAttributes(resource, change.before, change.after),
+  });
+}
+
+/** The organization a change lands in: none for a record of the whole service. */
+export async function organizationOf(tx: Scope, resource: ResourceDeclaration, tenant: TenantId): Promise<string | undefined> {
+  return tx.engine.registry.isGlobal(resource) ? undefined : tenant();
+}
+
+/**
+ * The organization of a record of `resource` whose parent is `parentId`, without a query of its
+ * own: the parent's id when the parent is the organization, else a subquery up its parents.
+ */
+export function organizationAbove(tx: Scope, resource: ResourceDeclaration, parentId: unknown): Change['organizationId'] {
+  const { registry } = tx.engine;
+  if (registry.isGlobal(resource)) return undefined;
+  const link = registry.parentLink(resource);
+  if (link === undefined) return undefined;
+  const parent = registry.target(link);
+  return parent === registry.tenant ? String(parentId) : organizationOfRecord(tx, parent, sql`${String(parentId)}`);
+}
+
+function organizationOfRecord(tx: Scope, resource: ResourceDeclaration, id: Expression<unknown>): Expression<unknown> {
+  const { registry } = tx.engine;
+  const link = registry.parentLink(resource);
+  if (link === undefined) return id;
+  const column = sql`(select ${sql.ref(link.column)} from ${sql.table(resource.table)} where ${sql.ref('id')} = ${id})`;
+  const parent = registry.target(link);
+  return parent === registry.tenant ? column : organizationOfRecord(tx, parent, column);
+}

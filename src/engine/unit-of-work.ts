@@ -1,0 +1,165 @@
+import type { Expression, Kysely } from 'kysely';
+import { auditName, type Caller } from '../auth/caller.js';
+import type { AttributeValue } from '../model/index.js';
+import type { Database } from '../store/database.js';
+import { newRecordId } from '../store/record-id.js';
+
+/** Through what a change reached the service. */
+export type Transport = 'jsonapi' | 'graphql' | 'state' | 'registry' | 'console' | 'executor' | 'schedule' | 'recovery' | 'service';
+
+/**
+ * Where the work of a session comes from: the transport, and for a request its id and the client's
+ * address (as the trusted-proxy setting reads it); for work done for a job (its state credential,
+ * the executor's moves), the job.
+ */
+export interface Provenance {
+  transport: Transport;
+  requestId?: string;
+  clientAddress?: string;
+  jobId?: string;
+}
+
+/** One changed attribute: its values before and after, or for a secret only that it changed. */
+export type ChangedValue = { before: AttributeValue | undefined; after: AttributeValue | undefined } | { sensitive: true };
+
+/** What happened to one record. */
+export type ChangeAction = 'create' | 'update' | 'delete' | 'issue' | 'revoke';
+
+export interface Change {
+  /**
+   * The organization the record lives in; undefined for a record of the whole service. A new
+   * record's may be a subquery through its parents, which the change row's INSERT reads, so a
+   * create asks nothing before its own INSERT.
+   */
+  organizationId: string | undefined | Expression<unknown>;
+  type: string;
+  id: string;
+  action: ChangeAction;
+  attributes: Readonly<Record<string, ChangedValue>>;
+}
+
+/** Something a write says happened (a job's status changed), for whoever listens beyond the store. */
+export interface Announcement {
+  topic: string;
+  payload: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Who acted, as the audit trail names it: a person (`user`, from a token this service signed or the
+ * OIDC issuer's), a team or personal API token, a job's state credential, the operator's console,
+ * or the service itself on its own work (the executor, a schedule, recovery after a restart).
+ */
+export type ActorKind = 'user' | 'team' | 'personal' | 'job' | 'console' | 'executor' | 'schedule' | 'recovery' | 'service';
+
+export function actorKind(caller: Caller, provenance: Provenance): ActorKind {
+  switch (caller.token.kind) {
+    case 'signed':
+    case 'oidc':
+      return 'user';
+    case 'service':
+      return provenance.transport === 'executor' || provenance.transport === 'schedule' || provenance.transport === 'recovery'
+        ? provenance.transport
+        : 'service';
+    default:
+      return caller.token.kind;
+  }
+}
+
+/** The columns of a change row, as stored. */
+// A type, not an interface: a row the query layer takes is a plain record of columns.
+export type ChangeRow = {
+  id: string;
+  at: string;
+  organization_id: string | null | Expression<unknown>;
+  actor_kind: ActorKind;
+  actor_subject: string;
+  actor_token_kind: string;
+  actor_token_id: string | null;
+  actor_job_id: string | null;
+  record_type: string;
+  record_id: string;
+  action: ChangeAction;
+  transport: Transport;
+  request_id: string | null;
+  client_address: string | null;
+  attributes: string;
+};
+
+export const changeTable = 'record_change';
+
+/**
+ * One write's record of what it did: every change of a record it makes is `record`ed, and every
+ * event it announces `emit`ted, and both are written by `flush` in the write's own transaction, so
+ * the audit trail holds exactly the writes that committed. A write that runs again after losing
+ * to a concurrent one starts a fresh unit.
+ */
+export class UnitOfWork {
+  private readonly changes: Change[] = [];
+  readonly events: Announcement[] = [];
+
+  constructor(
+    readonly caller: Caller,
+    readonly provenance: Provenance,
+  ) {}
+
+  /**
+   * Records a change of one record. One write changes a record once, as the trail shows it: a
+   * further change of the same record in the same unit (a hook setting what the server derives,
+   * the lists a create sends) joins the first, which keeps its action and its values before.
+   */
+  record(change: Change): void {
+    const earlier = this.changes.find((known) => known.type === change.type && known.id === change.id);
+    if (earlier === undefined) {
+      this.changes.push(change);
+      return;
+    }
+    const attributes: Record<string, ChangedValue> = { ...earlier.attributes };
+    for (const [name, value] of Object.entries(change.attributes)) {
+      const first = attributes[name];
+      if (first === undefined) attributes[name] = value;
+      else if ('sensitive' in first || 'sensitive' in value) attributes[name] = { sensitive: true };
+      else attributes[name] = { before: first.before, after: value.after };
+    }
+    const action = change.action === 'delete' ? 'delete' : earlier.action;
+    this.changes[this.changes.indexOf(earlier)] = { ...earlier, action, attributes };
+  }
+
+  emit(event: Announcement): void {
+    this.events.push(event);
+  }
+
+  /** The change rows of what was recorded, in order. */
+  rows(now = new Date().toISOString()): ChangeRow[] {
+    const { caller, provenance } = this;
+    const kind = actorKind(caller, provenance);
+    return this.changes.map((change) => ({
+      id: newRecordId(),
+      at: now,
+      organization_id: change.organizationId ?? null,
+      actor_kind: kind,
+      actor_subject: auditName(caller),
+      actor_token_kind: caller.token.kind,
+      actor_token_id: caller.token.trackedId ?? null,
+      actor_job_id: provenance.jobId ?? null,
+      record_type: change.type,
+      record_id: change.id,
+      action: change.action,
+      transport: provenance.transport,
+      request_id: provenance.requestId ?? null,
+      client_address: provenance.clientAddress ?? null,
+      attributes: JSON.stringify(change.attributes),
+    }));
+  }
+
+  /** Writes what was recorded, in the transaction `db` is, and forgets it. */
+  async flush(db: Kysely<Database>): Promise<void> {
+    const rows = this.rows();
+    this.changes.length = 0;
+    // Bounded statements: a hook that rewrites hundreds of records stays under every driver's limit of bound values.
+    for (let start = 0; start < rows.length; start += 500)
+      await db
+        .insertInto(changeTable)
+        .values(rows.slice(start, start + 500))
+        .execute();
+  }
+}

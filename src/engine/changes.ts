@@ -26,7 +26,7 @@ export function changedAttributes(
       continue;
     }
     // A create or delete lists the values the record holds, not the empty ones it does not.
-    if ((before === undefined || after === undefined) && (was === null || was === undefined) && (is === null || is === undefined)) continue;
+    if ((before === undefined || after === undefined) && was === null && is === null) continue;
     changed[field.name] = {
       before: before === undefined ? undefined : fromColumn(field.attribute, was),
       after: after === undefined ? undefined : fromColumn(field.attribute, is),
@@ -42,8 +42,13 @@ export function changedAttributes(
   return changed;
 }
 
-const sameStored = (a: unknown, b: unknown): boolean => a === b || (a !== null && b !== null && String(a) === String(b));
-const linkValue = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+/** Column values as both drivers return them: a number one gives as a string the other gives as a number. */
+const sameStored = (a: unknown, b: unknown): boolean => a === b || (a !== null && b !== null && scalarText(a) === scalarText(b));
+const scalarText = (value: unknown): string =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean'
+    ? String(value)
+    : JSON.stringify(value);
+const linkValue = (value: unknown): string | null => (value === null || value === undefined ? null : scalarText(value));
 
 /**
  * Records, in the unit of work of the write `tx` is part of, a change of one record of `resource`:

@@ -70,3 +70,31 @@ async function checkIdList(
     if (!kept.has(id)) await checkLinkTarget(tx, type, id, await tenantId(), at);
   }
 }
+
+/**
+ * The to-one links of a write as columns. The link to the parent may be sent (clients do) but must
+ * name the parent; a record never moves to another parent. Any other link must name a record the
+ * caller can see in the same tenant.
+ */
+export async function linkColumns(
+  tx: Scope,
+  resource: ResourceDeclaration,
+  relationships: Record<string, string | null>,
+  place: { parentId: unknown; tenantId: TenantId },
+): Promise<Row> {
+  const columns: Row = {};
+  const parentLink = tx.engine.registry.parentLink(resource);
+  for (const [name, id] of Object.entries(relationships)) {
+    const link = resource.relationships[name] as ToOne;
+    const at = linkPlace(name, link);
+    if (name === resource.parent) {
+      if (id !== place.parentId)
+        throw invalidValue(`Relationship ${name} must be the ${link.type} of this ${resource.type}, ${String(place.parentId)}.`, at);
+      continue;
+    }
+    await checkLinkTarget(tx, link.type, id, await place.tenantId(), at);
+    columns[link.column] = id;
+  }
+  if (parentLink !== undefined && place.parentId !== undefined) columns[parentLink.column] = place.parentId;
+  return columns;
+}

@@ -1,12 +1,11 @@
 import { auditName } from '../auth/caller.js';
-import { invalidValue, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import {
   auditColumns,
   toColumns,
   type AttributeValues,
   type ResourceDeclaration,
   type Row,
-  type ToOne,
   type WriteContext,
 } from '../model/index.js';
 import type { WriteAction } from '../policy/rules.js';
@@ -27,7 +26,7 @@ import { guardCreate, prepareCreate, prepareUpdate } from './write-preparation.j
 import { writeMembers } from './members.js';
 import { organizationAbove, organizationOf, recordChange } from './changes.js';
 import type { Change } from './unit-of-work.js';
-import { checkIdAttributes, checkLinkTarget, linkPlace } from './link-checks.js';
+import { checkIdAttributes, linkColumns } from './link-checks.js';
 
 /**
  * Creates a record in a collection: the parent must be visible (404), the write allowed (403), the
@@ -289,32 +288,4 @@ async function prepareValues(
   });
   sealSecrets(resource, write.values, write.current, write.id, tx.engine.cipher);
   return write.values;
-}
-
-/**
- * The to-one links of a write as columns. The link to the parent may be sent (clients do) but must
- * name the parent; a record never moves to another parent. Any other link must name a record the
- * caller can see in the same tenant.
- */
-async function linkColumns(
-  tx: Scope,
-  resource: ResourceDeclaration,
-  relationships: Record<string, string | null>,
-  place: { parentId: unknown; tenantId: TenantId },
-): Promise<Row> {
-  const columns: Row = {};
-  const parentLink = tx.engine.registry.parentLink(resource);
-  for (const [name, id] of Object.entries(relationships)) {
-    const link = resource.relationships[name] as ToOne;
-    const at = linkPlace(name, link);
-    if (name === resource.parent) {
-      if (id !== place.parentId)
-        throw invalidValue(`Relationship ${name} must be the ${link.type} of this ${resource.type}, ${String(place.parentId)}.`, at);
-      continue;
-    }
-    await checkLinkTarget(tx, link.type, id, await place.tenantId(), at);
-    columns[link.column] = id;
-  }
-  if (parentLink !== undefined && place.parentId !== undefined) columns[parentLink.column] = place.parentId;
-  return columns;
 }

@@ -1,13 +1,6 @@
 import { auditName } from '../auth/caller.js';
 import { notFound } from '../errors.js';
-import {
-  auditColumns,
-  toColumns,
-  type AttributeValues,
-  type ResourceDeclaration,
-  type Row,
-  type WriteContext,
-} from '../model/index.js';
+import { auditColumns, toColumns, type AttributeValues, type ResourceDeclaration, type Row, type WriteContext } from '../model/index.js';
 import type { WriteAction } from '../policy/rules.js';
 import { newRecordId } from '../store/record-id.js';
 import { inTransaction, inWrite, type Scope } from './scope.js';

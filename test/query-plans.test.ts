@@ -96,13 +96,13 @@ describeEachStore('query plans of large lists', (context) => {
       name: undefined,
       groups: ['STRATUM_ADMIN'],
       isAdministrator: true,
-      token: { kind: 'service', trackedId: undefined, expiresAt: undefined },
+      token: { kind: 'service' as const, trackedId: undefined, expiresAt: undefined },
     };
     const item = registry.get('item');
     const parent = registry.get('collection');
     const tenant = registry.tenant;
     assert.ok(item !== undefined && parent !== undefined);
-    const page = await engine.open(caller).list(
+    const page = await engine.open(caller, { transport: 'service' }).list(
       {
         resource: item,
         ancestors: [

@@ -8,6 +8,7 @@ import { compileOnly } from './compile-only.ts';
 import type { QueryShape, VisibilityShape } from '../src/engine/query-shapes.ts';
 import type { QueryBasis } from '../src/engine/scope.ts';
 import { buildShape } from '../src/engine/shaped-queries.ts';
+import { changeValueColumns } from '../src/engine/unit-of-work.ts';
 import { attributeFields, type ResourceDeclaration } from '../src/model/index.ts';
 import { PolicyTable } from '../src/policy/rules.ts';
 import { recordPolicies, registry, tokenPolicies } from '../src/resources/index.ts';
@@ -25,7 +26,7 @@ const member = (depth: number): VisibilityShape => ({ depth, reader: { administr
 const administrator = (depth: number): VisibilityShape => ({ depth, reader: { administrator: true, groups: 0 } });
 
 /** The shapes each resource's hot queries take: a read and a locked read by id and path, a create under its parent, a page. */
-function shapesOf(resource: ResourceDeclaration): QueryShape[] {
+function shapesOf(resource: ResourceDeclaration, dialect: Dialect): QueryShape[] {
   const type = resource.type;
   const depth = depthOf(resource);
   const parent = registry.parentOf(resource);
@@ -41,6 +42,18 @@ function shapesOf(resource: ResourceDeclaration): QueryShape[] {
       columns,
       under: parent === undefined ? undefined : { type: parent.type, visibility: member(depth - 1) },
     },
+    // On PostgreSQL a create writes its change row in the INSERT's own statement.
+    ...(dialect === 'postgres'
+      ? [
+          {
+            kind: 'insert',
+            type,
+            columns,
+            under: parent === undefined ? undefined : { type: parent.type, visibility: member(depth - 1) },
+            recorded: true,
+          } as const,
+        ]
+      : []),
     { kind: 'page', type, idsOnly: false, parentCheck: depth === 0 ? 'row' : 'once', visibility: member(depth) },
     { kind: 'page', type, idsOnly: true, parentCheck: 'done', visibility: member(0) },
   ];
@@ -59,6 +72,7 @@ function valuesOf(shape: QueryShape, seed: string): unknown[] {
       return [
         ...shape.columns.map((column) => `${seed}-${column}`),
         ...(shape.under === undefined ? [] : [`${seed}-parent`, ...visibility(shape.under.visibility)]),
+        ...(shape.recorded === true ? changeValueColumns.map((column) => `${seed}-change-${column}`) : []),
       ];
     case 'page':
       return [seed.length + 1, seed.length * 100, ...visibility(shape.visibility)];
@@ -85,7 +99,7 @@ function render(dialect: Dialect): string {
   const build: Build = (shape, values) => buildShape(basis, shape, values);
   const texts: string[] = [];
   for (const resource of registry.all()) {
-    for (const shape of shapesOf(resource)) texts.push(`-- ${JSON.stringify(shape)}\n${checkedSql(build, shape)}\n`);
+    for (const shape of shapesOf(resource, dialect)) texts.push(`-- ${JSON.stringify(shape)}\n${checkedSql(build, shape)}\n`);
   }
   return texts.join('\n');
 }

@@ -17,7 +17,7 @@ export interface Caller {
  * token, a token this service signed otherwise (the CLI's login, a test's), the OIDC issuer's, a
  * job's state credential, the operator's console, or the service itself.
  */
-export type TokenKind = 'team' | 'personal' | 'signed' | 'oidc' | 'job' | 'console' | 'service';
+export type TokenKind = 'teamToken' | 'personalToken' | 'signed' | 'oidc' | 'stateCredential' | 'console' | 'service';
 
 export interface CallerToken {
   kind: TokenKind;

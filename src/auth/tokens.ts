@@ -100,7 +100,7 @@ export class TokenSigner {
       if (typeof organizationId !== 'string' || typeof workspaceId !== 'string' || typeof jobReference !== 'string')
         throw new InvalidTokenError('the token is not valid');
       return {
-        caller: callerFromClaims(payload, this.adminGroup, { kind: 'job' }),
+        caller: callerFromClaims(payload, this.adminGroup, { kind: 'stateCredential' }),
         tracked: undefined,
         stateScope: { organizationId, workspaceId, jobReference },
       };
@@ -108,7 +108,10 @@ export class TokenSigner {
     const kind = payload[trackedClaim];
     if (kind === undefined) return { caller: callerFromClaims(payload, this.adminGroup), tracked: undefined };
     if (!isTrackedKind(kind) || typeof payload.jti !== 'string') throw new InvalidTokenError('the token is not valid');
-    return { caller: callerFromClaims(payload, this.adminGroup, { trackedId: payload.jti, kind }), tracked: { id: payload.jti, kind } };
+    return {
+      caller: callerFromClaims(payload, this.adminGroup, { trackedId: payload.jti, kind: kind === 'team' ? 'teamToken' : 'personalToken' }),
+      tracked: { id: payload.jti, kind },
+    };
   }
 }
 

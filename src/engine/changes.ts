@@ -1,8 +1,16 @@
 import { sql, type Expression } from 'kysely';
-import { auditAttributes, attributeFields, fromColumn, isSecretIn, type ResourceDeclaration, type Row } from '../model/index.js';
+import {
+  auditAttributes,
+  attributeFields,
+  fromColumn,
+  isSecretIn,
+  type Registry,
+  type ResourceDeclaration,
+  type Row,
+} from '../model/index.js';
 import type { TenantId } from './create-plan.js';
 import type { Scope } from './scope.js';
-import type { Change, ChangeAction, ChangedValue } from './unit-of-work.js';
+import type { Change, ChangeAction, ChangedValue, UnitOfWork } from './unit-of-work.js';
 
 /**
  * What a write changed in one record, for its change row: each declared attribute and to-one link
@@ -59,14 +67,19 @@ export function recordChange(
   resource: ResourceDeclaration,
   change: { action: ChangeAction; id: unknown; organizationId: Change['organizationId']; before: Row | undefined; after: Row | undefined },
 ): void {
-  if (tx.work === undefined) throw new Error(`a ${resource.type} record was changed outside a unit of work`);
-  tx.work.record({
+  changeUnit(tx, resource).record({
     organizationId: change.organizationId,
     type: resource.type,
     id: String(change.id),
     action: change.action,
     attributes: changedAttributes(resource, change.before, change.after),
   });
+}
+
+/** The unit of work of the write `tx` is part of: every change is made in one. */
+export function changeUnit(tx: Scope, resource?: ResourceDeclaration): UnitOfWork {
+  if (tx.work === undefined) throw new Error(`a ${resource?.type ?? 'record'} was changed outside a unit of work`);
+  return tx.work;
 }
 
 /** The organization a change lands in: none for a record of the whole service. */
@@ -84,14 +97,18 @@ export function organizationAbove(tx: Scope, resource: ResourceDeclaration, pare
   const link = registry.parentLink(resource);
   if (link === undefined) return undefined;
   const parent = registry.target(link);
-  return parent === registry.tenant ? String(parentId) : organizationOfRecord(tx, parent, sql`${String(parentId)}`);
+  return parent === registry.tenant ? String(parentId) : organizationOfRecord(registry, parent, sql`${String(parentId)}`);
 }
 
-function organizationOfRecord(tx: Scope, resource: ResourceDeclaration, id: Expression<unknown>): Expression<unknown> {
-  const { registry } = tx.engine;
+/**
+ * The organization of the record of `resource` whose id `id` gives, as SQL: the id itself for the
+ * organization, null for a record of the whole service, else a subquery up the record's parents.
+ */
+export function organizationOfRecord(registry: Registry, resource: ResourceDeclaration, id: Expression<unknown>): Expression<unknown> {
+  if (registry.isGlobal(resource)) return sql`null`;
   const link = registry.parentLink(resource);
   if (link === undefined) return id;
   const column = sql`(select ${sql.ref(link.column)} from ${sql.table(resource.table)} where ${sql.ref('id')} = ${id})`;
   const parent = registry.target(link);
-  return parent === registry.tenant ? column : organizationOfRecord(tx, parent, column);
+  return parent === registry.tenant ? column : organizationOfRecord(registry, parent, column);
 }

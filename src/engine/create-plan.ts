@@ -3,6 +3,7 @@ import type { ResourceDeclaration, Row } from '../model/index.js';
 import { locateParent, parentFirst, pathIdsOf, tenantIdOf, type CollectionAddress } from './locate.js';
 import { insertRow } from './queries.js';
 import type { Scope } from './scope.js';
+import type { ChangeRow } from './unit-of-work.js';
 
 /** The id of the tenant a write lands in, found when first asked for: a create may never need it. */
 export type TenantId = () => Promise<string>;
@@ -46,8 +47,11 @@ export class CreatePlan {
     return parentFirst(this.collection.ancestors, () => this.parent(), guards);
   }
 
-  /** Inserts the row, under a parent the caller can see: checked by the INSERT itself unless it was looked up. */
-  async insert(resource: ResourceDeclaration, columns: Row): Promise<Row> {
+  /**
+   * Inserts the row, under a parent the caller can see: checked by the INSERT itself unless it was
+   * looked up; with `change`, its change row in the same statement.
+   */
+  async insert(resource: ResourceDeclaration, columns: Row, change?: ChangeRow): Promise<Row> {
     const { ancestors } = this.collection;
     const step = ancestors.at(-1);
     const unchecked = step !== undefined && this.located === undefined;
@@ -56,6 +60,7 @@ export class CreatePlan {
       resource,
       columns,
       unchecked ? { resource: step.resource, pathIds: pathIdsOf(ancestors) } : undefined,
+      change,
     );
     if (inserted !== undefined) return inserted;
     await this.parent();

@@ -92,7 +92,7 @@ export class Engine {
     return {
       queue: new JobQueue(scope, records),
       reads: new RunReads(scope, records),
-      schedules: new ScheduleFires(this.serviceScope({ transport: 'schedule' }), records, next),
+      schedules: new ScheduleFires(this.serviceScope({ transport: 'scheduler' }), records, next),
       overview: new RunOverview(scope, records),
     };
   }

@@ -4,6 +4,7 @@ import { ApiError } from '../errors.js';
 import { allOf, type Condition } from '../store/conditions.js';
 import { isSequenceId, isServerId, isUuid } from '../store/record-id.js';
 import type { Scope } from './scope.js';
+import { changeValueColumns, type ChangeRow } from './unit-of-work.js';
 import { visibilityCondition, type KnownParents } from './visibility.js';
 import { listOrder } from './order.js';
 import { visibilityOf, type QueryShape } from './query-shapes.js';
@@ -52,7 +53,13 @@ export interface ParentPath {
  * `under` names a parent not looked up yet: the row is inserted only if the caller can see it at
  * that path (the parent's check and the write in one statement), and undefined comes back otherwise.
  */
-export async function insertRow(scope: Scope, resource: ResourceDeclaration, columns: Row, under?: ParentPath): Promise<Row | undefined> {
+export async function insertRow(
+  scope: Scope,
+  resource: ResourceDeclaration,
+  columns: Row,
+  under?: ParentPath,
+  change?: ChangeRow,
+): Promise<Row | undefined> {
   const given = Object.entries(columns).filter(([, value]) => value !== undefined);
   const names = given.map(([name]) => name);
   const values: unknown[] = given.map(([, value]) => value);
@@ -62,6 +69,10 @@ export async function insertRow(scope: Scope, resource: ResourceDeclaration, col
     const visibility = visibilityOf(scope.caller, abovePath);
     shape = { ...shape, under: { type: under.resource.type, visibility: visibility.shape } };
     values.push(parentId, ...visibility.values);
+  }
+  if (change !== undefined) {
+    shape = { ...shape, recorded: true };
+    values.push(...changeValueColumns.map((name) => change[name]));
   }
   return (await scope.db.executeQuery(scope.engine.shapes.compiled<Row>(shape, values))).rows[0];
 }

@@ -36,6 +36,11 @@ export interface InsertShape {
   type: string;
   columns: readonly string[];
   under: { type: string; visibility: VisibilityShape } | undefined;
+  /**
+   * With its change row, in the same statement (PostgreSQL alone: a data-modifying WITH). Values,
+   * after the rest: the change row's `changeValueColumns`.
+   */
+  recorded?: true;
 }
 
 /**

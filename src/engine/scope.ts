@@ -99,3 +99,27 @@ export async function inWrite<T>(
     throw databaseApiError(error, resource) ?? error;
   }
 }
+
+/**
+ * Runs a write that is one statement on PostgreSQL, change row included (a data-modifying WITH),
+ * outside a transaction: the statement commits alone, with its change or not at all, in one round
+ * trip. `work` must write what its unit records itself: anything left in the unit is a bug. On the
+ * embedded store, or inside an open transaction, it is a write like any other.
+ */
+export async function inOneStatement<T>(
+  scope: Scope,
+  resource: ResourceDeclaration | undefined,
+  work: (scope: Scope, single: boolean) => Promise<T>,
+): Promise<T> {
+  if (scope.db.isTransaction || scope.engine.store.dialect !== 'postgres') return inWrite(scope, resource, true, (tx) => work(tx, false));
+  try {
+    return await retryOnContention(async () => {
+      const unit = new UnitOfWork(scope.caller, scope.provenance);
+      const done = await work({ ...scope, work: unit }, true);
+      if (!unit.isEmpty()) throw new Error('a one-statement write left changes or events to write apart from it');
+      return done;
+    });
+  } catch (error) {
+    throw databaseApiError(error, resource) ?? error;
+  }
+}

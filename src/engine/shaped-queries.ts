@@ -1,9 +1,11 @@
-import { sql, type Compilable, type SqlBool } from 'kysely';
-import type { Row } from '../model/index.js';
+import { sql, type Compilable, type RawBuilder, type SqlBool } from 'kysely';
+import type { Registry, ResourceDeclaration, Row } from '../model/index.js';
 import { listOrder } from './order.js';
 import type { QueryShape, VisibilityShape } from './query-shapes.js';
 import type { QueryBasis } from './scope.js';
 import { parentVisibilityCondition, visibilityCondition } from './visibility.js';
+import { organizationOfRecord } from './changes.js';
+import { changeTable, changeValueColumns } from './unit-of-work.js';
 
 /** Builds the query of a shape with `values` in their places: the values themselves, or the slots they go into. */
 export function buildShape(parts: QueryBasis, shape: QueryShape, values: readonly unknown[]): Compilable<Row> {
@@ -24,23 +26,50 @@ export function buildShape(parts: QueryBasis, shape: QueryShape, values: readonl
     }
     case 'insert': {
       const { columns, under } = shape;
+      const change = shape.recorded === true ? values.slice(values.length - changeValueColumns.length) : undefined;
+      const own = change === undefined ? values : values.slice(0, values.length - changeValueColumns.length);
+      let insert;
       if (under === undefined) {
-        return db
+        insert = db
           .insertInto(resource.table)
-          .values(Object.fromEntries(columns.map((name, index) => [name, values[index]])))
+          .values(Object.fromEntries(columns.map((name, index) => [name, own[index]])))
           .returningAll();
+      } else {
+        const parent = registry.get(under.type);
+        if (parent === undefined) throw new Error(`a query shape of an undeclared type ${under.type}`);
+        const [parentId, ...rest] = own.slice(columns.length);
+        const visible = visibilityIn(parts, under.visibility, rest);
+        const parentVisible = db
+          .selectFrom(`${parent.table} as p`)
+          .select(sql`1`.as('one'))
+          .where(sql<SqlBool>`${sql.ref('p.id')} = ${parentId}`)
+          .where(parentVisibilityCondition(visible.scope, parent, 'p', { pathIds: visible.pathIds }));
+        const given = db.selectNoFrom(columns.map((name, index) => sql`${own[index]}`.as(name))).where((eb) => eb.exists(parentVisible));
+        insert = db.insertInto(resource.table).columns(columns).expression(given).returningAll();
       }
-      const parent = registry.get(under.type);
-      if (parent === undefined) throw new Error(`a query shape of an undeclared type ${under.type}`);
-      const [parentId, ...rest] = values.slice(columns.length);
-      const visible = visibilityIn(parts, under.visibility, rest);
-      const parentVisible = db
-        .selectFrom(`${parent.table} as p`)
-        .select(sql`1`.as('one'))
-        .where(sql<SqlBool>`${sql.ref('p.id')} = ${parentId}`)
-        .where(parentVisibilityCondition(visible.scope, parent, 'p', { pathIds: visible.pathIds }));
-      const given = db.selectNoFrom(columns.map((name, index) => sql`${values[index]}`.as(name))).where((eb) => eb.exists(parentVisible));
-      return db.insertInto(resource.table).columns(columns).expression(given).returningAll();
+      if (change === undefined) return insert;
+      if (parts.store.dialect !== 'postgres') throw new Error('an INSERT with its change row is one statement on PostgreSQL alone');
+      // The inserted row is not visible to the rest of the statement: its organization is read
+      // from its own columns and its parents'.
+      const organization = organizationOfNew(registry, resource);
+      return db
+        .with('inserted', () => insert)
+        .with('recorded', (w) =>
+          w
+            .insertInto(changeTable)
+            .columns([...changeValueColumns, 'organization_id', 'record_id'])
+            .expression(
+              w
+                .selectFrom('inserted')
+                .select([
+                  ...changeValueColumns.map((name, index) => sql`${change[index]}`.as(name)),
+                  organization.as('organization_id'),
+                  sql`${sql.ref('inserted.id')}`.as('record_id'),
+                ]),
+            ),
+        )
+        .selectFrom('inserted')
+        .selectAll();
     }
     case 'page': {
       const [limit, offset, ...rest] = values;
@@ -64,4 +93,14 @@ function visibilityIn(parts: QueryBasis, shape: VisibilityShape, values: readonl
     scope: { engine: parts, caller: { isAdministrator: shape.reader.administrator, groups } },
     pathIds: values.slice(0, shape.depth) as string[],
   };
+}
+
+/** The organization of the row an INSERT returns as `inserted`, from its own columns and its parents'. */
+function organizationOfNew(registry: Registry, resource: ResourceDeclaration): RawBuilder<unknown> {
+  if (registry.isGlobal(resource)) return sql`null`;
+  const link = registry.parentLink(resource);
+  if (link === undefined) return sql`${sql.ref('inserted.id')}`;
+  const parent = registry.target(link);
+  const parentId = sql`${sql.ref(`inserted.${link.column}`)}`;
+  return parent === registry.tenant ? parentId : sql`${organizationOfRecord(registry, parent, parentId)}`;
 }

@@ -5,7 +5,7 @@ import type { Database } from '../store/database.js';
 import { newRecordId } from '../store/record-id.js';
 
 /** Through what a change reached the service. */
-export type Transport = 'jsonapi' | 'graphql' | 'state' | 'registry' | 'console' | 'executor' | 'schedule' | 'recovery' | 'service';
+export type Transport = 'jsonapi' | 'graphql' | 'state' | 'registry' | 'console' | 'executor' | 'scheduler' | 'recovery' | 'service';
 
 /**
  * Where the work of a session comes from: the transport, and for a request its id and the client's
@@ -47,9 +47,10 @@ export interface Announcement {
 /**
  * Who acted, as the audit trail names it: a person (`user`, from a token this service signed or the
  * OIDC issuer's), a team or personal API token, a job's state credential, the operator's console,
- * or the service itself on its own work (the executor, a schedule, recovery after a restart).
+ * or the service itself on its own work (the executor, the scheduler, recovery after a restart).
  */
-export type ActorKind = 'user' | 'team' | 'personal' | 'job' | 'console' | 'executor' | 'schedule' | 'recovery' | 'service';
+export type ActorKind =
+  'user' | 'teamToken' | 'personalToken' | 'stateCredential' | 'console' | 'executor' | 'scheduler' | 'recovery' | 'service';
 
 export function actorKind(caller: Caller, provenance: Provenance): ActorKind {
   switch (caller.token.kind) {
@@ -57,7 +58,7 @@ export function actorKind(caller: Caller, provenance: Provenance): ActorKind {
     case 'oidc':
       return 'user';
     case 'service':
-      return provenance.transport === 'executor' || provenance.transport === 'schedule' || provenance.transport === 'recovery'
+      return provenance.transport === 'executor' || provenance.transport === 'scheduler' || provenance.transport === 'recovery'
         ? provenance.transport
         : 'service';
     default:
@@ -86,6 +87,23 @@ export type ChangeRow = {
 };
 
 export const changeTable = 'record_change';
+
+/** The columns of a change row an INSERT that writes it beside its record fills from values; the organization and the record's id come from the inserted row. */
+export const changeValueColumns = [
+  'id',
+  'at',
+  'actor_kind',
+  'actor_subject',
+  'actor_token_kind',
+  'actor_token_id',
+  'actor_job_id',
+  'record_type',
+  'action',
+  'transport',
+  'request_id',
+  'client_address',
+  'attributes',
+] as const satisfies readonly (keyof ChangeRow)[];
 
 /**
  * One write's record of what it did: every change of a record it makes is `record`ed, and every
@@ -128,15 +146,24 @@ export class UnitOfWork {
     this.events.push(event);
   }
 
+  /** Whether nothing was recorded or emitted. */
+  isEmpty(): boolean {
+    return this.changes.length === 0 && this.events.length === 0;
+  }
+
   /** The change rows of what was recorded, in order. */
   rows(now = new Date().toISOString()): ChangeRow[] {
+    return this.changes.map((change) => this.rowOf(change, now));
+  }
+
+  /** The change row of one change, for a statement that writes it itself (a create's, on PostgreSQL). */
+  rowOf(change: Change, now = new Date().toISOString()): ChangeRow {
     const { caller, provenance } = this;
-    const kind = actorKind(caller, provenance);
-    return this.changes.map((change) => ({
+    return {
       id: newRecordId(),
       at: now,
       organization_id: change.organizationId ?? null,
-      actor_kind: kind,
+      actor_kind: actorKind(caller, provenance),
       actor_subject: auditName(caller),
       actor_token_kind: caller.token.kind,
       actor_token_id: caller.token.trackedId ?? null,
@@ -148,7 +175,7 @@ export class UnitOfWork {
       request_id: provenance.requestId ?? null,
       client_address: provenance.clientAddress ?? null,
       attributes: JSON.stringify(change.attributes),
-    }));
+    };
   }
 
   /** Writes what was recorded, in the transaction `db` is, and forgets it. */

@@ -3,7 +3,7 @@ import { notFound } from '../errors.js';
 import { auditColumns, toColumns, type AttributeValues, type ResourceDeclaration, type Row, type WriteContext } from '../model/index.js';
 import type { WriteAction } from '../policy/rules.js';
 import { newRecordId } from '../store/record-id.js';
-import { inTransaction, inWrite, type Scope } from './scope.js';
+import { inOneStatement, inTransaction, inWrite, type Scope } from './scope.js';
 import { defaultOf } from './attribute-values.js';
 import { recordInput, type InputReader, type RecordInput } from './input.js';
 import { CreatePlan, noTenant, type TenantId } from './create-plan.js';
@@ -17,7 +17,7 @@ import { openedRecord, sealSecrets } from './seal.js';
 import { checkPrecondition, type Precondition } from './versions.js';
 import { guardCreate, prepareCreate, prepareUpdate } from './write-preparation.js';
 import { writeMembers } from './members.js';
-import { organizationAbove, organizationOf, recordChange } from './changes.js';
+import { changedAttributes, changeUnit, organizationAbove, organizationOf, recordChange } from './changes.js';
 import type { Change } from './unit-of-work.js';
 import { checkIdAttributes, linkColumns } from './link-checks.js';
 
@@ -35,15 +35,19 @@ export async function createRecord(
   const { resource } = collection;
   // The server's id for the record, unless the resource takes ids from clients and the input gives one.
   const generated = newRecordId();
-  // One INSERT needs no transaction of its own: the parent's foreign key stops a record from outliving
-  // a parent deleted meanwhile (404). A resource whose hooks write more records gets one, so all or none land.
-  // So does one whose lists of records live in tables of their own, or whose id a sequence gives.
+  // One INSERT with its change row needs no transaction of its own on PostgreSQL: the parent's
+  // foreign key stops a record from outliving a parent deleted meanwhile (404). A resource whose
+  // hooks write more records gets one, so all or none land. So does one whose lists of records live
+  // in tables of their own, or whose id a sequence gives.
   const atomic =
     resource.afterCreate !== undefined ||
     resource.sequenceIds === true ||
     Object.values(resource.relationships).some((r) => r.kind === 'manyToMany');
   const prepared = await prepareCreate(scope, collection, readInput, generated);
-  const row = await inWrite(scope, resource, atomic, async (tx) => {
+  const write = atomic
+    ? (work: (tx: Scope, single: boolean) => Promise<Row>) => inWrite(scope, resource, true, (tx) => work(tx, false))
+    : (work: (tx: Scope, single: boolean) => Promise<Row>) => inOneStatement(scope, resource, work);
+  const row = await write(async (tx, single) => {
     const plan = new CreatePlan(tx, collection, generated);
     const now = new Date().toISOString();
     let members: RecordInput['members'] = {};
@@ -54,6 +58,12 @@ export async function createRecord(
       const record = { id: id ?? assigned, parentId: collection.ancestors.at(-1)?.id, tenantId: plan.tenantId, ...input };
       return recordColumns(tx, resource, record, now);
     });
+    if (single) {
+      // The change row rides in the INSERT's own statement, which reads the organization itself.
+      const change = { organizationId: undefined, type: resource.type, id: String(columns.id), action: 'create' as const };
+      const attributes = changedAttributes(resource, undefined, columns);
+      return plan.insert(resource, columns, changeUnit(tx).rowOf({ ...change, attributes }));
+    }
     const inserted = await plan.insert(resource, columns);
     recordChange(tx, resource, {
       action: 'create',

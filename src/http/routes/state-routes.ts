@@ -202,7 +202,7 @@ async function identify(authenticator: Authenticator, request: FastifyRequest): 
     name: undefined,
     groups: [],
     isAdministrator: false,
-    token: { kind: 'job', trackedId: undefined, expiresAt: undefined },
+    token: { kind: 'stateCredential', trackedId: undefined, expiresAt: undefined },
   };
   return { caller, access: { kind: 'credential', ...scope } };
 }

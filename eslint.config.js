@@ -22,6 +22,7 @@ const layers = [
       './src/policy',
       './src/store',
       './src/rsql',
+      './src/quartz',
       './src/auth',
       './src/secrets',
     ],
@@ -63,6 +64,12 @@ const layers = [
     target: './src/releases',
     from: ['./src/engine', './src/jsonapi', './src/http', ...entryPoints],
     message: 'The release indexes sit below HTTP, which serves them.',
+  },
+  {
+    target: './src/quartz',
+    from: './src',
+    except: ['./quartz'],
+    message: 'quartz/ reads cron expressions, as rsql/ reads filters: it imports nothing of the layers that use it.',
   },
   {
     target: ['./src/store', './src/rsql'],

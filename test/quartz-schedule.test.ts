@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { QuartzExpressionError } from '../src/runs/quartz-expression.ts';
-import { nextFireTime } from '../src/runs/quartz-schedule.ts';
+import { QuartzExpressionError } from '../src/quartz/expression.ts';
+import { nextFireTime } from '../src/quartz/schedule.ts';
 import { firstMatchBySecond, randomPlainExpression } from './quartz-reference.ts';
 import { Random, readSeed } from './seeded-random.ts';
 

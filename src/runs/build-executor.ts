@@ -6,7 +6,7 @@ import type { Logger } from '../log.js';
 import { Executor, executorAliveMs } from './executor.js';
 import type { RunMetrics } from './run-report.js';
 import { executorPrerequisites, UnfitExecutor, versionPrerequisites, type Prerequisite } from './prerequisites.js';
-import { nextFireTime } from './quartz-schedule.js';
+import { nextFireTime } from '../quartz/schedule.js';
 import { ToolBinaries } from './tool-binaries.js';
 
 /** What an executor is made of besides the store: where steps reach the API, and who signs their state credentials. */

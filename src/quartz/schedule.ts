@@ -1,4 +1,4 @@
-import { type DayOfMonthForm, type DayOfWeekForm, type QuartzExpression, readQuartzExpression } from './quartz-expression.js';
+import { type DayOfMonthForm, type DayOfWeekForm, type QuartzExpression, readQuartzExpression } from './expression.js';
 
 /**
  * When a Quartz cron expression fires, as Quartz's `CronExpression` (getTimeAfter) computes it in

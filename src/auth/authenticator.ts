@@ -35,10 +35,10 @@ export class Authenticator {
    * For the state backend's routes: a state credential's workspace and job, or the caller of any
    * other token. Everywhere else a state credential is refused.
    */
-  async authenticateState(token: string, context: Record<string, unknown> = {}): Promise<{ caller: Caller } | { scope: StateScope }> {
+  async authenticateState(token: string, context: Record<string, unknown> = {}): Promise<{ caller: Caller; scope?: StateScope }> {
     if (this.verifiedTokens.get(token) === undefined && isStateCredential(token)) {
       const { stateScope } = this.signer.verify(token);
-      if (stateScope !== undefined) return { scope: stateScope };
+      if (stateScope !== undefined) return { caller: stateCredentialCaller(stateScope), scope: stateScope };
     }
     return { caller: await this.authenticate(token, context) };
   }
@@ -80,4 +80,16 @@ function describeIssuer(issuer: unknown): string {
     .replace(/[^\x20-\x7e]/g, '?')
     .replace(/"/g, "'")
     .slice(0, 80)}"`;
+}
+
+/** The caller a job's state credential stands for: the job itself, with no groups and no other reach. */
+function stateCredentialCaller(scope: StateScope): Caller {
+  return {
+    subject: `job:${scope.jobReference}`,
+    email: undefined,
+    name: undefined,
+    groups: [],
+    isAdministrator: false,
+    token: { kind: 'stateCredential', trackedId: undefined, expiresAt: undefined },
+  };
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { Caller } from '../../auth/caller.js';
+import { presentedToken } from '../../auth/credentials.js';
 import { IdentityProviderUnavailableError } from '../../auth/oidc.js';
 import { InvalidTokenError } from '../../auth/tokens.js';
 import { ApiError, unauthorized } from '../../errors.js';
@@ -35,9 +36,9 @@ export const authentication = fp(
     // A callback hook rather than an async one: most requests carry a token verified moments ago,
     // whose caller the authenticator gives at once.
     api.addHook('onRequest', (request, _reply, done) => {
-      const token = bearerToken(request.headers.authorization);
-      if (token instanceof ApiError) {
-        done(token);
+      const token = presentedToken(request.headers.authorization, { basic: false });
+      if (typeof token !== 'string') {
+        done(unauthorized(token.detail, !token.missing));
         return;
       }
       const caller = authenticator.authenticate(token, { reqId: request.id });
@@ -57,13 +58,6 @@ export const authentication = fp(
   },
   { name: 'authentication', dependencies: ['error-rendering'] },
 );
-
-/** The token of an `Authorization: Bearer <token>` header, or why there is none. */
-function bearerToken(header: string | undefined): string | ApiError {
-  if (header === undefined || header.trim() === '') return unauthorized('A bearer token is required.', false);
-  const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-  return token ?? unauthorized('The Authorization header must be "Bearer <token>".', true);
-}
 
 /** The caller the authentication hook identified. */
 export function requireCaller(request: FastifyRequest): Caller {

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { Caller } from '../../auth/caller.js';
 import { IdentityProviderUnavailableError } from '../../auth/oidc.js';
+import { presentedToken } from '../../auth/credentials.js';
 import { InvalidTokenError } from '../../auth/tokens.js';
 import type { StateSettings } from '../../config.js';
 import { LockHeld, type Engine, type StateAccess, type WorkspaceState } from '../../engine/index.js';
@@ -181,10 +182,11 @@ function requestOrigin(request: FastifyRequest): string {
 
 /** The caller of a state request, from Basic auth's password or a bearer token, and the access it has. */
 async function identify(authenticator: Authenticator, request: FastifyRequest): Promise<{ caller: Caller; access: StateAccess }> {
-  const token = tokenOf(request.headers.authorization);
-  let verified: Awaited<ReturnType<Authenticator['authenticateState']>>;
+  const token = presentedToken(request.headers.authorization, { basic: true });
+  if (typeof token !== 'string') throw refused(token.detail);
   try {
-    verified = await authenticator.authenticateState(token, { reqId: request.id });
+    const { caller, scope } = await authenticator.authenticateState(token, { reqId: request.id });
+    return { caller, access: scope === undefined ? { kind: 'caller' } : { kind: 'credential', ...scope } };
   } catch (error) {
     if (error instanceof InvalidTokenError) throw refused(`The credentials are not valid: ${error.message}.`);
     if (error instanceof IdentityProviderUnavailableError)
@@ -194,34 +196,6 @@ async function identify(authenticator: Authenticator, request: FastifyRequest): 
       });
     throw error;
   }
-  if ('caller' in verified) return { caller: verified.caller, access: { kind: 'caller' } };
-  const { scope } = verified;
-  const caller: Caller = {
-    subject: `job:${scope.jobReference}`,
-    email: undefined,
-    name: undefined,
-    groups: [],
-    isAdministrator: false,
-    token: { kind: 'stateCredential', trackedId: undefined, expiresAt: undefined },
-  };
-  return { caller, access: { kind: 'credential', ...scope } };
 }
 
 const refused = (detail: string) => new ApiError(401, { code: 'unauthorized', detail }, { challenge });
-
-/** The token of `Basic base64(user:token)` (the user name is not read) or `Bearer <token>`. */
-function tokenOf(header: string | undefined): string {
-  if (header === undefined || header.trim() === '')
-    throw refused('Credentials are required: Basic auth whose password is a Stratum token, or a bearer token.');
-  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header)?.[1];
-  if (basic !== undefined) {
-    const decoded = Buffer.from(basic, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    const password = colon < 0 ? '' : decoded.slice(colon + 1);
-    if (password === '') throw refused('The Basic auth password must be a Stratum token.');
-    return password;
-  }
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-  if (bearer === undefined) throw refused('The Authorization header must be "Basic <credentials>" or "Bearer <token>".');
-  return bearer;
-}

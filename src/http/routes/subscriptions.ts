@@ -13,6 +13,7 @@ import {
 } from 'graphql';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
 import type { Authenticator } from '../../auth/authenticator.js';
+import { presentedToken } from '../../auth/credentials.js';
 import type { Caller } from '../../auth/caller.js';
 import type { Engine } from '../../engine/index.js';
 import { ApiError } from '../../errors.js';
@@ -175,8 +176,8 @@ export const subscriptions = fp(
         connectionInitWaitTimeout: 10_000,
         onConnect: async (ctx) => {
           const header = ctx.connectionParams?.Authorization ?? ctx.connectionParams?.authorization;
-          const token = typeof header === 'string' ? /^Bearer (\S+)$/.exec(header)?.[1] : undefined;
-          if (token === undefined) return false;
+          const token = presentedToken(typeof header === 'string' ? header : undefined, { basic: false });
+          if (typeof token !== 'string') return false;
           const caller = await Promise.resolve(authenticator.authenticate(token)).catch(() => undefined);
           if (caller === undefined) return false;
           stateOf(ctx.extra).caller = caller;

@@ -15,7 +15,7 @@ export type { ListResult } from './queries.js';
 export type { RecordPage, RecordResult } from './read.js';
 export type { Linkage, NamedRelationship, RelationshipContent } from './relationships.js';
 export type { Precondition } from './versions.js';
-export type { Announcement, Provenance, Transport } from './unit-of-work.js';
+export type { Provenance, Transport } from './unit-of-work.js';
 export type { StateAccess, StatePlace } from './state-access.js';
 export { LockHeld, type StateLock } from './state-lock.js';
 export type { StoredState, WorkspaceState } from './state.js';

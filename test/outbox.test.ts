@@ -170,16 +170,16 @@ describeEachStore(
       await eventually('the held delivery', () => assert.equal(receiver.heard(tag).length, 1));
       const [row, ...others] = await rowsOf(job);
       assert.equal(others.length, 0);
-      assert.equal(row?.topic, 'jobStatusChanged');
-      assert.deepEqual(JSON.parse(String(row?.payload)), {
+      assert.equal(row.topic, 'jobStatusChanged');
+      assert.deepEqual(JSON.parse(String(row.payload)), {
         jobId: job,
         workspaceId: own,
         organizationId: organization,
         templateId: template,
         status: 'pending',
       });
-      assert.equal(Number(row?.attempts), 1);
-      assert.ok(String(row?.claimed_until) > new Date().toISOString(), 'the row is held by the relay delivering it');
+      assert.equal(Number(row.attempts), 1);
+      assert.ok(String(row.claimed_until) > new Date().toISOString(), 'the row is held by the relay delivering it');
       receiver.release();
       await eventually('the delivered row deleted', async () => assert.deepEqual(await rowsOf(job), []));
       assert.equal(receiver.heard(tag).length, 1);

@@ -16,6 +16,7 @@ export type { RecordPage, RecordResult } from './read.js';
 export type { Linkage, NamedRelationship, RelationshipContent } from './relationships.js';
 export type { Precondition } from './versions.js';
 export type { Provenance, Transport } from './unit-of-work.js';
+export { outboxTable } from './unit-of-work.js';
 export type { StateAccess, StatePlace } from './state-access.js';
 export { LockHeld, type StateLock } from './state-lock.js';
 export type { StoredState, WorkspaceState } from './state.js';

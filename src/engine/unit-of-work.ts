@@ -1,7 +1,6 @@
 import type { Expression, Kysely } from 'kysely';
 import { auditName, type Caller } from '../auth/caller.js';
-import { eventOf, type EventName, type EventOf, type Events } from '../events/event-map.js';
-import type { AttributeValue } from '../model/index.js';
+import { eventOf, type AttributeValue, type EventName, type EventOf, type Events } from '../model/index.js';
 import type { Database } from '../store/database.js';
 import { newRecordId } from '../store/record-id.js';
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import { outboxTable } from '../engine/unit-of-work.js';
+import { outboxTable } from '../engine/index.js';
 import type { Store } from '../store/database.js';
-import { handle, readEvent, type EventHandlers } from './event-map.js';
+import { handle, readEvent, type EventHandlers } from '../model/index.js';
 
 export interface RelaySettings {
   /** How long a relay holds the rows it takes before another may take them again: longer than delivering them takes. */

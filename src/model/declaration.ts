@@ -1,4 +1,4 @@
-import type { EventName, Events } from '../events/event-map.js';
+import type { EventName, Events } from './events.js';
 import type { Attribute, AttributeValues } from './attributes.js';
 import { auditAttributes } from './audit.js';
 import type { Relationship } from './relationships.js';

@@ -1,6 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { JobStatusChanged } from '../events/event-map.js';
-import { columnOf, type Database, type ManyToMany, type ResourceDeclaration, type Row } from '../model/index.js';
+import { columnOf, type Database, type JobStatusChanged, type ManyToMany, type ResourceDeclaration, type Row } from '../model/index.js';
 import { deliveryTarget, type Notifier } from './deliveries.js';
 import { appliesToTemplateCondition } from './narrowing.js';
 

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
-import type { JobStatusChanged } from '../events/event-map.js';
+import type { JobStatusChanged } from '../model/index.js';
 import type { JobNotifications } from '../notifications/job-notifications.js';
 
 /** A job's status changed: what the live channel sends, as Terrakube's `JobStatusEvent` names it. */

@@ -1,8 +1,11 @@
 /**
- * Every event a write may emit, by name, with its payload. A write emits one in its own transaction
- * (engine/unit-of-work.ts writes it to the outbox), and the relay (events/outbox-relay.ts) hands it
- * to its handler once committed. A new event is a line here, a reader below, and a handler where
- * the service is assembled: the types make each of them required.
+ * Every event a write may emit, by name, with its payload. A write hook emits one through its
+ * WriteContext; the unit of work writes it to the outbox in the write's transaction
+ * (engine/unit-of-work.ts), and the relay (events/outbox-relay.ts) hands it to its handler once
+ * committed. It lives in model/, beside the WriteContext that emits it, because model/ is what the
+ * emitters (resources/), the writer (engine/) and the handlers (runs/, notifications/) all share.
+ * A new event is a line here, a reader below, and a handler where the service is assembled
+ * (core.ts): the types make each of them required.
  */
 export interface Events {
   jobStatusChanged: JobStatusChanged;
@@ -24,6 +27,8 @@ export type EventOf<K extends EventName = EventName> = { [N in K]: { name: N; pa
 
 /** An event of the map; the cast only says what TypeScript cannot see while `K` is open, that the payload is the name's. */
 export function eventOf<K extends EventName>(name: K, payload: Events[K]): EventOf {
+  // Redundant while the map holds one event, required as soon as it holds two.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
   return { name, payload } as EventOf;
 }
 

@@ -1,13 +1,14 @@
 import { ApiTokens } from './auth/api-tokens.js';
 import { TokenSigner } from './auth/tokens.js';
 import type { Config } from './config.js';
-import { Engine, type Announcement } from './engine/index.js';
+import { Engine } from './engine/index.js';
+import { OutboxRelay } from './events/outbox-relay.js';
 import type { Logger } from './log.js';
 import { Notifier } from './notifications/deliveries.js';
 import { JobNotifications } from './notifications/job-notifications.js';
 import { Destinations } from './outbound/destinations.js';
-import { jobStatusTopic, liveChannelRecords, notificationRecords, recordPolicies, registry, tokenPolicies } from './resources/index.js';
-import { jobStatusListener, localJobEvents, postgresJobEvents, type JobEvents } from './runs/job-events.js';
+import { liveChannelRecords, notificationRecords, recordPolicies, registry, tokenPolicies } from './resources/index.js';
+import { jobStatusDelivery, localJobEvents, postgresJobEvents, type JobEvents } from './runs/job-events.js';
 import type { SecretCipher } from './secrets/cipher.js';
 import type { Store } from './store/database.js';
 import { withStatementLog } from './store/statement-log.js';
@@ -27,13 +28,15 @@ export interface Core {
   apiTokens: ApiTokens;
   jobEvents: JobEvents;
   notifier: Notifier;
+  /** Delivers the events writes emitted, from the outbox, once committed: started and stopped by the command that runs. */
+  relay: OutboxRelay;
 }
 
 /**
- * The engine with its listeners: a job's status change, once committed, goes to the live channel of
- * every replica (through PostgreSQL's NOTIFY, or in process on the embedded store) and to its
- * notifications, whichever process made it: a request, or an executor. At trace level, the SQL
- * statements of the engine and of the API token records are logged.
+ * The engine with the handlers of its events: a job's status change, once committed, goes from the
+ * outbox to the live channel of every replica (through PostgreSQL's NOTIFY, or in process on the
+ * embedded store) and to its notifications, whichever process made it: a request, or an executor.
+ * At trace level, the SQL statements of the engine and of the API token records are logged.
  */
 export function buildCore({ config, store: given, signingKey, cipher, log }: CoreDependencies): Core {
   const store: Store = log.isLevelEnabled('trace') ? { ...given, db: withStatementLog(given.db, log) } : given;
@@ -41,12 +44,19 @@ export function buildCore({ config, store: given, signingKey, cipher, log }: Cor
   const apiTokens = new ApiTokens(store.db, signer, log, config.personalTokenMaxDays);
   const jobEvents =
     config.databaseUrl === undefined ? localJobEvents() : postgresJobEvents(config.databaseUrl, (message) => log.warn(message));
-  const jobStatusHeard = jobStatusListener(jobEvents, { deliver: (change) => jobNotifications.deliver(change) }, (error, what) =>
-    log.warn({ err: error }, what),
+  const relay = new OutboxRelay(
+    store,
+    { jobStatusChanged: jobStatusDelivery(jobEvents, { deliver: (change) => jobNotifications.deliver(change) }) },
+    (details, what) => log.warn(details, what),
+    {
+      // Delivering a job's notifications waits on each receiver for up to the outbound timeout.
+      leaseMs: Math.max(30_000, 3 * config.outbound.timeoutMs),
+      sweepMs: 5000,
+      batchSize: 100,
+      passes: 4,
+      maxRetryMs: 10 * 60_000,
+    },
   );
-  const announce = ({ topic, payload }: Announcement) => {
-    if (topic === jobStatusTopic) jobStatusHeard(payload);
-  };
   const engine = new Engine({
     registry,
     recordPolicies,
@@ -55,7 +65,7 @@ export function buildCore({ config, store: given, signingKey, cipher, log }: Cor
     store,
     cipher,
     responseMemory: config.responseMemory,
-    announce,
+    eventsCommitted: () => relay.kick(),
   });
   const notifier = new Notifier(
     store.db,
@@ -76,5 +86,5 @@ export function buildCore({ config, store: given, signingKey, cipher, log }: Cor
       }
     },
   );
-  return { engine, signer, apiTokens, jobEvents, notifier };
+  return { engine, signer, apiTokens, jobEvents, notifier, relay };
 }

@@ -35,6 +35,8 @@ export async function executor(): Promise<void> {
     metrics?.watchQueue(queueOverview(core));
     const runner = buildExecutor({ engine: core.engine, config, signer: core.signer, log, apiUrl: config.state.publicUrl, metrics });
     await runner.start(core.jobEvents);
+    // The job moves it commits emit events: it delivers them, and those other processes left.
+    core.relay.start();
     const listener =
       metricsModule === undefined || metrics === undefined || config.metrics === undefined
         ? undefined
@@ -49,6 +51,7 @@ export async function executor(): Promise<void> {
     });
     log.info({ executor: runner.id }, 'executor stopping: interrupting the runs in progress');
     await runner.stop();
+    await core.relay.stop();
     await core.jobEvents.close();
     await listener?.close();
     log.info({ executor: runner.id }, 'executor stopped');

@@ -99,6 +99,10 @@ export async function serve(): Promise<void> {
     order.first.push({ name: 'runs', close: () => executor.stop() });
     service.runs = { jobs: 'on', executor: executor.id, concurrent: config.runs.concurrent };
   } else service.runs = { jobs: 'off', detail: 'STRATUM_EXECUTOR=off: `stratum executor` processes run the jobs' };
+  // Events left by a process that died are delivered now; the relay stops once the listener has
+  // closed, delivering what the last requests committed.
+  core.relay.start();
+  order.last.push({ name: 'outbox relay', close: () => core.relay.stop() });
   order.last.push({ name: 'store', close: () => store.close() });
   const address = listenerUrl(bound);
   const docs = `${listenerUrl(bound, 'localhost')}/api/docs`;

@@ -19,7 +19,7 @@ export interface StopOrder {
    * their state and release their locks through the API's state backend. Each bounds its own wait.
    */
   first: Closable[];
-  /** Closed once the HTTP service has (the metrics listener, the store), in order. */
+  /** Closed once the HTTP service has (the metrics listener, the outbox relay, the store), in order. */
   last: Closable[];
 }
 
@@ -28,7 +28,7 @@ export interface StopOrder {
  * tool saves its state through the API, which keeps answering meanwhile while `/readyz` says it is
  * stopping); then the listener closes (new connections are refused), requests in flight get
  * `deadlineMs` to finish, then the connections still open are closed, the rest (metrics listener,
- * store) closes, a last "stopped" line is logged and the process exits: 0 when every request
+ * outbox relay, store) closes, a last "stopped" line is logged and the process exits: 0 when every request
  * finished, 1 when the deadline cut some short. A second signal exits at once, for an operator who
  * cannot wait. `stopping` is told when the stop begins. Returns the same stop, for causes other
  * than a signal.

@@ -11,7 +11,7 @@ import { QueryShapes } from '../store/query-shapes.js';
 import type { QueryShape } from './query-shapes.js';
 import { ResponseMemory } from './response-memory.js';
 import { buildShape } from './shaped-queries.js';
-import type { Announcement, EngineParts, Scope } from './scope.js';
+import type { EngineParts, Scope } from './scope.js';
 import type { Provenance } from './unit-of-work.js';
 import { JobQueue } from './job-queue.js';
 import type { RunRecords } from './run-records.js';
@@ -34,8 +34,8 @@ export interface EngineDependencies {
   apiTokens: ApiTokens | undefined;
   /** The memory the records of answers may hold: `perAnswer` bytes each, `total` together. */
   responseMemory: { perAnswer: number; total: number };
-  /** Hears what writes announce (a job's status changed), after they commit; nobody by default. */
-  announce?: (announcement: Announcement) => void;
+  /** Told once a write that emitted events (a job's status changed) has committed, to deliver them from the outbox; nobody by default. */
+  eventsCommitted?: () => void;
 }
 
 /**
@@ -46,7 +46,7 @@ export class Engine {
   readonly registry: Registry;
   private readonly parts: EngineParts;
 
-  constructor({ registry, recordPolicies, tokenPolicies, apiTokens, store, cipher, responseMemory, announce }: EngineDependencies) {
+  constructor({ registry, recordPolicies, tokenPolicies, apiTokens, store, cipher, responseMemory, eventsCommitted }: EngineDependencies) {
     this.registry = registry;
     const parts: EngineParts = {
       registry,
@@ -56,7 +56,7 @@ export class Engine {
       cipher,
       memory: new ResponseMemory(responseMemory.perAnswer, responseMemory.total),
       shapes: new QueryShapes(store, (shape: QueryShape, values) => buildShape(parts, shape, values)),
-      announce: announce ?? (() => undefined),
+      eventsCommitted: eventsCommitted ?? (() => undefined),
     };
     this.parts = parts;
   }

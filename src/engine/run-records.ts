@@ -1,6 +1,6 @@
 import type { ResourceDeclaration, Row, WriteContext } from '../model/index.js';
 
-/** The records a run reads and changes, and the one place a job's status changes (its hooks: last status, announcements). */
+/** The records a run reads and changes, and the one place a job's status changes (its hooks: last status, the event it emits). */
 export interface RunRecords {
   job: ResourceDeclaration;
   step: ResourceDeclaration;

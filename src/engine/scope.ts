@@ -9,9 +9,7 @@ import { databaseApiError, retryOnContention } from '../store/failures.js';
 import type { QueryShapes } from '../store/query-shapes.js';
 import type { QueryShape } from './query-shapes.js';
 import type { ResponseBudget, ResponseMemory } from './response-memory.js';
-import { UnitOfWork, type Announcement, type Provenance } from './unit-of-work.js';
-
-export type { Announcement } from './unit-of-work.js';
+import { UnitOfWork, type Provenance } from './unit-of-work.js';
 
 /** What the operations on records need: the declarations, who may write them, the store and the secrets' key. */
 export interface EngineParts {
@@ -26,8 +24,8 @@ export interface EngineParts {
   tokens: ApiTokens | undefined;
   /** The hottest queries, compiled once per shape for this store. */
   shapes: QueryShapes<QueryShape>;
-  /** Hears what writes announce, once their transaction has committed. */
-  announce: (announcement: Announcement) => void;
+  /** Told once a write that emitted events has committed: their outbox rows are there to deliver. */
+  eventsCommitted: () => void;
 }
 
 /** What the SQL of a query is built from: the declarations, who may read global records, and the store's handle and dialect. */
@@ -50,7 +48,7 @@ export interface Scope {
   db: Kysely<Database>;
   /** The memory the rows of this caller's answer hold; the transport releases it once the answer is built. */
   budget: ResponseBudget;
-  /** What the write in progress changed and announced, written with it; undefined outside a write. */
+  /** What the write in progress changed and emitted, written with it; undefined outside a write. */
   work?: UnitOfWork;
 }
 
@@ -72,7 +70,8 @@ export async function inTransaction<T>(
  * returns, with its unit of work: the changes it records and the events it emits are written in
  * the same transaction, so they exist exactly when the write does. Inside an open transaction (a
  * batch) it is part of that one. A transaction that loses to a concurrent one runs again, whole,
- * with a fresh unit. What it emitted is heard once it has committed, never when it failed.
+ * with a fresh unit. The events it emitted are outbox rows of its transaction: once it has
+ * committed, the engine is told, so that they are delivered at once.
  * Database failures leave as API errors. (`atomic` is kept for the callers that say whether their
  * write is one statement; every write is a transaction now that it also writes its change rows.)
  */
@@ -93,7 +92,7 @@ export async function inWrite<T>(
         return done;
       }),
     );
-    for (const announcement of unit.events) scope.engine.announce(announcement);
+    if (unit.emitted) scope.engine.eventsCommitted();
     return result;
   } catch (error) {
     throw databaseApiError(error, resource) ?? error;

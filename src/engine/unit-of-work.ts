@@ -1,6 +1,6 @@
 import type { Expression, Kysely } from 'kysely';
 import { auditName, type Caller } from '../auth/caller.js';
-import type { AttributeValue } from '../model/index.js';
+import { eventOf, type AttributeValue, type EventName, type EventOf, type Events } from '../model/index.js';
 import type { Database } from '../store/database.js';
 import { newRecordId } from '../store/record-id.js';
 
@@ -36,12 +36,6 @@ export interface Change {
   id: string;
   action: ChangeAction;
   attributes: Readonly<Record<string, ChangedValue>>;
-}
-
-/** Something a write says happened (a job's status changed), for whoever listens beyond the store. */
-export interface Announcement {
-  topic: string;
-  payload: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -105,15 +99,30 @@ export const changeValueColumns = [
   'attributes',
 ] as const satisfies readonly (keyof ChangeRow)[];
 
+/** The columns of an outbox row, as stored: an event of the event map, with its name as the topic and its payload as JSON. */
+// A type, not an interface: a row the query layer takes is a plain record of columns.
+export type OutboxRow = {
+  id: string;
+  topic: EventName;
+  payload: string;
+  created_date: string;
+  claimed_until: string | null;
+  attempts: number;
+};
+
+export const outboxTable = 'outbox_event';
+
 /**
  * One write's record of what it did: every change of a record it makes is `record`ed, and every
- * event it announces `emit`ted, and both are written by `flush` in the write's own transaction, so
- * the audit trail holds exactly the writes that committed. A write that runs again after losing
- * to a concurrent one starts a fresh unit.
+ * event of the event map it emits is `emit`ted, and both are written by `flush` in the write's own
+ * transaction (the changes to the audit trail, the events to the outbox), so they exist exactly
+ * when the write does. A write that runs again after losing to a concurrent one starts a fresh unit.
  */
 export class UnitOfWork {
   private readonly changes: Change[] = [];
-  readonly events: Announcement[] = [];
+  private readonly events: EventOf[] = [];
+  /** Whether an event was emitted: the relay then has rows to deliver once the write commits. */
+  emitted = false;
 
   constructor(
     readonly caller: Caller,
@@ -142,8 +151,9 @@ export class UnitOfWork {
     this.changes[this.changes.indexOf(earlier)] = { ...earlier, action, attributes };
   }
 
-  emit(event: Announcement): void {
-    this.events.push(event);
+  emit<K extends EventName>(name: K, payload: Events[K]): void {
+    this.events.push(eventOf(name, payload));
+    this.emitted = true;
   }
 
   /** Whether nothing was recorded or emitted. */
@@ -178,15 +188,34 @@ export class UnitOfWork {
     };
   }
 
-  /** Writes what was recorded, in the transaction `db` is, and forgets it. */
+  /** The outbox rows of what was emitted, in order: their ids sort as they were emitted. */
+  outboxRows(now = new Date().toISOString()): OutboxRow[] {
+    return this.events.map(({ name, payload }) => ({
+      id: newRecordId(),
+      topic: name,
+      payload: JSON.stringify(payload),
+      created_date: now,
+      claimed_until: null,
+      attempts: 0,
+    }));
+  }
+
+  /** Writes what was recorded and emitted, in the transaction `db` is, and forgets it. */
   async flush(db: Kysely<Database>): Promise<void> {
     const rows = this.rows();
+    const outbox = this.outboxRows();
     this.changes.length = 0;
+    this.events.length = 0;
     // Bounded statements: a hook that rewrites hundreds of records stays under every driver's limit of bound values.
     for (let start = 0; start < rows.length; start += 500)
       await db
         .insertInto(changeTable)
         .values(rows.slice(start, start + 500))
+        .execute();
+    for (let start = 0; start < outbox.length; start += 500)
+      await db
+        .insertInto(outboxTable)
+        .values(outbox.slice(start, start + 500))
         .execute();
   }
 }

@@ -270,9 +270,9 @@ export function writeContext(tx: Scope, tenantId: TenantId, now: string): WriteC
         .limit(1)
         .executeTakeFirst(),
     withSecrets: async (resource, id) => openedRecord(tx, resource, id, await tenantId()),
-    announce: (topic, payload) => {
-      if (tx.work === undefined) throw new Error(`${topic} was announced outside a write`);
-      tx.work.emit({ topic, payload });
+    emit: (name, payload) => {
+      if (tx.work === undefined) throw new Error(`${name} was emitted outside a write`);
+      tx.work.emit(name, payload);
     },
   };
 }

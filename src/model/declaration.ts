@@ -1,3 +1,4 @@
+import type { EventName, Events } from './events.js';
 import type { Attribute, AttributeValues } from './attributes.js';
 import { auditAttributes } from './audit.js';
 import type { Relationship } from './relationships.js';
@@ -51,8 +52,11 @@ export interface WriteContext extends SecretReader {
   set(resource: ResourceDeclaration, id: string, values: AttributeValues): Promise<void>;
   /** The newest record of `resource` (by creation) whose `column` holds `value`, as stored: what a hook keeps another record in step with. */
   newest(resource: ResourceDeclaration, column: string, value: string): Promise<Row | undefined>;
-  /** Says something happened (a job's status changed): heard beyond the store once the write commits, never if it fails. */
-  announce(topic: string, payload: Readonly<Record<string, unknown>>): void;
+  /**
+   * Says something happened (a job's status changed): an event of the event map, written with the
+   * write and delivered once it commits, never if it fails.
+   */
+  emit<K extends EventName>(name: K, payload: Events[K]): void;
 }
 
 /** One create or update on its way to the database, before secrets are sealed. */

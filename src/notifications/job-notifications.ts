@@ -1,16 +1,7 @@
 import { sql, type Kysely } from 'kysely';
-import { columnOf, type Database, type ManyToMany, type ResourceDeclaration, type Row } from '../model/index.js';
+import { columnOf, type Database, type JobStatusChanged, type ManyToMany, type ResourceDeclaration, type Row } from '../model/index.js';
 import { deliveryTarget, type Notifier } from './deliveries.js';
 import { appliesToTemplateCondition } from './narrowing.js';
-
-/** A job's status change, as it is announced once committed. */
-export interface JobStatusChange {
-  jobId: number;
-  workspaceId: string;
-  organizationId: string;
-  templateId: string;
-  status: string;
-}
 
 /** The records a job's notifications are found in: configurations, their triggers, and the templates they are narrowed to. */
 export interface JobNotificationRecords {
@@ -38,7 +29,7 @@ export class JobNotifications {
     private readonly open: (organizationId: string, configurationId: string) => Promise<Row | undefined>,
   ) {}
 
-  async deliver(change: JobStatusChange): Promise<void> {
+  async deliver(change: JobStatusChanged): Promise<void> {
     const { configuration, trigger } = this.records;
     const workspaceColumn = this.linkColumn(configuration, this.records.workspaceLink);
     const organizationColumn = this.linkColumn(configuration, configuration.parent);
@@ -81,7 +72,7 @@ export class JobNotifications {
     return link.column;
   }
 
-  private async names(change: JobStatusChange): Promise<{ organization: string; workspace: string | null }> {
+  private async names(change: JobStatusChanged): Promise<{ organization: string; workspace: string | null }> {
     const { organization, workspace } = this.records;
     const nameOf = async (resource: ResourceDeclaration, id: string) => {
       const row = await this.db.selectFrom(resource.table).select(columnOf('name')).where('id', '=', id).executeTakeFirst();

@@ -37,7 +37,6 @@ export { recordPolicies, tokenPolicies } from './policies.js';
 export { permissionScopes, unmodeledRecords } from './terrakube-compat.js';
 export { registryRecords } from './registry-protocol.js';
 export { notificationRecords } from './notification.js';
-export { jobStatusTopic } from './job-status.js';
 export { stateRecords } from './history.js';
 
 /** What the executor reads and changes as it runs jobs; a job's status changes through the one place that keeps its workspace and listeners in step. */

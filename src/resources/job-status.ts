@@ -42,9 +42,6 @@ const stepEnds: Readonly<Partial<Record<RunStatus, Readonly<Record<string, RunSt
   rejected: { waitingApproval: 'rejected', pending: 'notExecuted' },
 };
 
-/** What a job's status change is announced as, once it has committed: the job, its workspace, organization and template, and the status. */
-export const jobStatusTopic = 'job status';
-
 /** A change of a job's status: the job as stored before it, and the status it takes. */
 export interface JobStatusChange {
   job: Row;
@@ -81,7 +78,7 @@ export async function changeJobStatus(
   const newest = await context.newest(records.job, 'workspace_id', workspaceId);
   if (newest === undefined || String(newest.id) === id)
     await context.set(records.workspace, workspaceId, { lastJobStatus: change.to, lastJobDate: new Date().toISOString() });
-  context.announce(jobStatusTopic, {
+  context.emit('jobStatusChanged', {
     jobId: Number(id),
     workspaceId,
     organizationId: String(change.job.organization_id),

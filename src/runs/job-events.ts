@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
+import type { JobStatusChanged } from '../model/index.js';
 import type { JobNotifications } from '../notifications/job-notifications.js';
 
 /** A job's status changed: what the live channel sends, as Terrakube's `JobStatusEvent` names it. */
@@ -42,7 +43,7 @@ export function localJobEvents(): JobEvents {
 
 const channel = 'stratum_job_status';
 
-/** The event a value holds (an announcement's payload, a message of the channel); undefined when it holds none. */
+/** The event a message of the channel holds; undefined when it holds none. */
 export function jobStatusEventOf(value: unknown): JobStatusEvent | undefined {
   if (value === null || typeof value !== 'object') return undefined;
   const { jobId, workspaceId, organizationId, status } = value as Partial<Record<keyof JobStatusEvent, unknown>>;
@@ -53,21 +54,21 @@ export function jobStatusEventOf(value: unknown): JobStatusEvent | undefined {
 }
 
 /**
- * What hears a job's status change once it has committed: the live channel (every replica's), and
- * the notifications configured for that status (delivered by the replica that made the change).
+ * What is done with a job's status change once it has committed: it goes to the live channel (every
+ * replica's), and to the notifications configured for that status (delivered by the replica that
+ * relays the event). Both are started at once, the channel's first: the relay starts the events
+ * of a batch in order, so the channel hears them in order while a slow notification receiver
+ * holds up only itself. Fails when either did, for the relay to try again.
  */
-export function jobStatusListener(
+export function jobStatusDelivery(
   events: JobEvents,
   notifications: Pick<JobNotifications, 'deliver'>,
-  warn: (error: unknown, what: string) => void,
-): (payload: unknown) => void {
-  return (payload) => {
-    const event = jobStatusEventOf(payload);
-    if (event === undefined) return;
-    events.publish(event).catch((error: unknown) => warn(error, 'a job event was not sent'));
-    const templateId = (payload as { templateId?: unknown }).templateId;
-    if (typeof templateId === 'string')
-      notifications.deliver({ ...event, templateId }).catch((error: unknown) => warn(error, "a job's notifications were not delivered"));
+): (change: JobStatusChanged) => Promise<void> {
+  return async (change) => {
+    const { jobId, workspaceId, organizationId, status } = change;
+    const published = events.publish({ jobId, workspaceId, organizationId, status });
+    const delivered = notifications.deliver(change);
+    await Promise.all([published, delivered]);
   };
 }
 

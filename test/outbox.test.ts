@@ -170,6 +170,7 @@ describeEachStore(
       await eventually('the held delivery', () => assert.equal(receiver.heard(tag).length, 1));
       const [row, ...others] = await rowsOf(job);
       assert.equal(others.length, 0);
+      assert.ok(row !== undefined);
       assert.equal(row.topic, 'jobStatusChanged');
       assert.deepEqual(JSON.parse(String(row.payload)), {
         jobId: job,

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Caller } from '../auth/caller.js';
 import { keptChange, type KeptRowChange, type KeptTable } from '../engine/changes.js';
 import { UnitOfWork, type Provenance } from '../engine/unit-of-work.js';
@@ -11,6 +11,8 @@ import { messageBody, signature, signatureHeader, type NotificationEvent } from 
 /** A configuration as delivery needs it, its signing secret opened. */
 export interface DeliveryTarget {
   id: string;
+  /** The organization it is of, where its deliveries' changes are recorded. */
+  organizationId: string;
   /** The workspace it is of; null for an organization-wide one. */
   workspaceId: string | null;
   name: string;
@@ -28,6 +30,7 @@ export interface DeliveryTarget {
 export function deliveryTarget(row: Row, workspaceId: string | null): DeliveryTarget {
   return {
     id: String(row.id),
+    organizationId: String(row.organization_id),
     workspaceId,
     name: String(row[columnOf('name')]),
     channelType: String(row[columnOf('channelType')]),
@@ -60,8 +63,6 @@ export interface DeliveryView {
 /** The most characters of a destination's answer kept with a delivery. */
 export const storedAnswerChars = 2048;
 const table = 'notification_delivery';
-/** The configurations deliveries are of, whose organization their changes are recorded in. */
-const configurationTable = 'notification_configuration';
 
 /** A delivery in the audit trail: what it was of, and how it went; never the message or the answer. */
 const deliveryChanges: KeptTable = {
@@ -197,11 +198,10 @@ export class Notifier {
     target: DeliveryTarget,
     write: (db: Kysely<Database>) => Promise<unknown>,
   ): Promise<void> {
-    const organizationId = sql`(select ${sql.ref('organization_id')} from ${sql.table(configurationTable)} where ${sql.ref('id')} = ${target.id})`;
     await this.db.transaction().execute(async (trx) => {
       await write(trx);
       const work = new UnitOfWork(by.caller, by.provenance);
-      work.record(keptChange(deliveryChanges, { ...change, organizationId }));
+      work.record(keptChange(deliveryChanges, { ...change, organizationId: target.organizationId }));
       await work.flush(trx);
     });
   }

@@ -157,6 +157,7 @@ export function notificationRoutes(engine: Engine, notifier: Notifier, records: 
         const organization = await session.find({ resource: tenant, ancestors: [], id: tenantId });
         const target: DeliveryTarget = {
           id: '',
+          organizationId: tenantId,
           workspaceId: null,
           name: body.name ?? 'Test Notification',
           channelType: body.channelType,

@@ -60,7 +60,7 @@ for (const kind of storeKinds) {
     const changesOf = async (): Promise<ChangeRow[]> =>
       (await bench.server.query('select * from record_change')).map((row) => ({
         ...(row as unknown as ChangeRow),
-        actor_job_id: row.actor_job_id === null ? null : String(row.actor_job_id),
+        actor_job_id: row.actor_job_id === null ? null : String(row.actor_job_id as string | number),
         record_id: String(row.record_id),
         attributes: JSON.parse(String(row.attributes)),
         text: JSON.stringify(row),
@@ -86,7 +86,7 @@ for (const kind of storeKinds) {
       const created = job.filter((row) => row.action === 'create');
       assert.equal(created.length, 1);
       assert.equal(created[0]?.actor_kind, 'user');
-      const moves = chain(statusMoves(job.filter((row) => row.action === 'update')), created[0]?.attributes.status?.after);
+      const moves = chain(statusMoves(job.filter((row) => row.action === 'update')), created[0].attributes.status.after);
       assert.deepEqual(
         moves.map((move) => `${String(move.from)}>${String(move.to)}`),
         ['pending>queue', 'queue>running', 'running>waitingApproval', 'waitingApproval>approved', 'approved>running', 'running>completed'],
@@ -129,7 +129,7 @@ for (const kind of storeKinds) {
         assert.equal(rows.length, 1, `history ${String(version.id)}`);
         assert.deepEqual(
           [rows[0]?.action, rows[0]?.actor_kind, rows[0]?.actor_job_id, rows[0]?.transport],
-          ['create', 'job', jobId, 'state'],
+          ['create', 'stateCredential', jobId, 'state'],
         );
         assert.equal(rows[0]?.organization_id, bench.organization);
       }
@@ -138,7 +138,7 @@ for (const kind of storeKinds) {
       assert.ok(locks.length >= 2);
       assert.equal(locks.filter((row) => row.action === 'create').length, locks.filter((row) => row.action === 'delete').length);
       for (const row of locks) {
-        assert.deepEqual([row.actor_kind, row.actor_job_id], ['job', jobId]);
+        assert.deepEqual([row.actor_kind, row.actor_job_id], ['stateCredential', jobId]);
         assert.deepEqual(Object.keys(row.attributes).sort(), ['lockId', 'lockedBy']);
       }
 

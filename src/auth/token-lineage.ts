@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import type { Row } from '../model/index.js';
 import type { Database } from '../store/database.js';
 
 /**
@@ -29,7 +30,7 @@ export async function tokenWithAncestors(db: Kysely<Database>, id: string): Prom
 
 /**
  * Marks the token and every descendant not yet revoked as revoked when `audit` says (its
- * `updated_date`), by whom it says, in one statement, and returns the ids it marked. A descendant
+ * `updated_date`), by whom it says, in one statement, and returns the rows it marked, as marked. A descendant
  * created while this runs may escape the statement; the ancestor check of `tokenWithAncestors`
  * refuses it all the same.
  */
@@ -37,8 +38,8 @@ export async function revokeWithDescendants(
   db: Kysely<Database>,
   id: string,
   audit: { updated_by: string; updated_date: string },
-): Promise<string[]> {
-  const { rows } = await sql<{ id: string }>`
+): Promise<Row[]> {
+  const { rows } = await sql<Row>`
     with recursive lineage(id) as (
       select id from api_token where id = ${id}
       union
@@ -46,6 +47,6 @@ export async function revokeWithDescendants(
     )
     update api_token set revoked_at = ${audit.updated_date}, updated_by = ${audit.updated_by}, updated_date = ${audit.updated_date}
     where revoked_at is null and id in (select id from lineage)
-    returning id`.execute(db);
-  return rows.map((row) => row.id);
+    returning *`.execute(db);
+  return rows;
 }

@@ -10,12 +10,27 @@ import type { TrackedKind } from './tokens.js';
  */
 
 /** A record neither revoked nor past its expiry. */
+/**
+ * An API token in the audit trail: what it is for, whose, and until when; its hash, and the token
+ * it is, never.
+ */
+export const tokenChanges = {
+  table: 'api_token',
+  type: 'api token',
+  key: 'id',
+  shown: {
+    kind: 'kind',
+    description: 'description',
+    team: 'group_name',
+    owner: 'owner',
+    expiresAt: 'expires_at',
+    revokedAt: 'revoked_at',
+    parent: 'parent_id',
+  },
+} as const;
+
 const isLive = (now: Date) => (eb: ExpressionBuilder<Database, 'api_token'>) =>
   eb.and([eb('revoked_at', 'is', null), eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now.toISOString())])]);
-
-export async function insertToken(db: Kysely<Database>, row: Row): Promise<void> {
-  await db.insertInto('api_token').values(row).execute();
-}
 
 /** One token by id, of one kind and live when `only` says so; undefined when there is none. */
 export function findToken(db: Kysely<Database>, id: string, only: { kind?: TrackedKind; live?: boolean } = {}): Promise<Row | undefined> {

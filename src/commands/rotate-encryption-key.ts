@@ -7,6 +7,7 @@ import { findEncryptionKey, loadEncryptionKey, nextKeyFile, openSecretCipher, wr
 import { resealSecrets } from '../secrets/rotation.js';
 import { openConsoleStore, requireMigrated } from './console-store.js';
 import { CommandFailure } from './exit-codes.js';
+import { consoleAdministrator } from './tokens.js';
 
 /**
  * `stratum rotate-encryption-key`: re-seals every secret and the sealed service keys under a new
@@ -38,7 +39,7 @@ export async function rotateEncryptionKey(): Promise<void> {
     if (file !== undefined) writeKeyFile(nextKeyFile(file), nextText, 'w');
     // A signing key an earlier version left in plain text is sealed first, so that it moves too.
     await sealPlaintextSigningKey(store.db, current);
-    const resealed = await resealSecrets(store, registry, current, next);
+    const resealed = await resealSecrets(store, registry, { from: current, to: next }, consoleAdministrator(config));
     const done = `re-encrypted ${resealed.secrets} secret values${resealed.serviceKeys.includes(signingKeyName) ? ' and the token-signing key' : ''}`;
     if (file !== undefined) {
       // The previous key is kept, not overwritten: backups taken before now open only with it.

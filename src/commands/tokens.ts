@@ -13,7 +13,7 @@ import { CommandFailure } from './exit-codes.js';
  * The console's administrator: whoever may run commands with the server's configuration may
  * already mint an administrator token, so the console acts as one. Audit columns name the OS user.
  */
-function consoleAdministrator(config: Config): Caller {
+export function consoleAdministrator(config: Config): Caller {
   const subject = `console:${os.userInfo().username}`;
   return {
     subject,

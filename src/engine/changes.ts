@@ -112,3 +112,49 @@ export function organizationOfRecord(registry: Registry, resource: ResourceDecla
   const parent = registry.target(link);
   return parent === registry.tenant ? column : organizationOfRecord(registry, parent, column);
 }
+
+/**
+ * A table of rows the service keeps beside the declared records (a state lock, an API token), as
+ * the audit trail names them: a type, and the columns a change shows under their names. Whatever is
+ * not listed (a token's hash, a lock's raw info) never reaches a change row.
+ */
+export interface KeptTable {
+  table: string;
+  type: string;
+  /** The column that is a row's id in the trail. */
+  key: string;
+  shown: Readonly<Record<string, string>>;
+}
+
+/** Records, in the unit of work of the write `tx` is part of, a change of one row of a kept table. */
+export function recordKeptChange(tx: Scope, kept: KeptTable, change: KeptRowChange): void {
+  if (tx.work === undefined) throw new Error(`a ${kept.type} was changed outside a unit of work`);
+  tx.work.record(keptChange(kept, change));
+}
+
+export interface KeptRowChange {
+  action: ChangeAction;
+  organizationId: Change['organizationId'];
+  before: Row | undefined;
+  after: Row | undefined;
+}
+
+/** The change of one row of a kept table: the shown columns that differ, or that it holds when it came or went. */
+export function keptChange(kept: KeptTable, change: KeptRowChange): Change {
+  const attributes: Record<string, ChangedValue> = {};
+  for (const [name, column] of Object.entries(kept.shown)) {
+    const was = change.before?.[column] ?? null;
+    const is = change.after?.[column] ?? null;
+    if (change.before !== undefined && change.after !== undefined && sameStored(was, is)) continue;
+    if ((change.before === undefined || change.after === undefined) && was === null && is === null) continue;
+    attributes[name] = {
+      before: change.before === undefined ? undefined : keptValue(was),
+      after: change.after === undefined ? undefined : keptValue(is),
+    };
+  }
+  const id = (change.after ?? change.before)?.[kept.key];
+  return { organizationId: change.organizationId, type: kept.type, id: String(id), action: change.action, attributes };
+}
+
+const keptValue = (value: unknown): string | number | boolean | null =>
+  value === null || value === undefined ? null : typeof value === 'number' || typeof value === 'boolean' ? value : scalarText(value);

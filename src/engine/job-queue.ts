@@ -114,7 +114,7 @@ export class JobQueue {
   }
 
   private take(candidate: Row, executor: string, leaseMs: number): Promise<Row | undefined> {
-    return inTransaction(this.scope, undefined, async (tx) => {
+    return inTransaction(this.forJob(candidate.id), undefined, async (tx) => {
       const job = await tx.db.selectFrom(this.table).selectAll().where('id', '=', candidate.id).executeTakeFirst();
       if (job?.status !== 'pending') return undefined;
       await tx.db
@@ -127,7 +127,7 @@ export class JobQueue {
   }
 
   private resume(jobId: string, executor: string, leaseMs: number): Promise<Row | undefined> {
-    return inTransaction(this.scope, undefined, async (tx) => {
+    return inTransaction(this.forJob(jobId), undefined, async (tx) => {
       const taken = await tx.db
         .updateTable(runTable)
         .set({ executor, lease_until: leaseEnd(leaseMs) })
@@ -154,7 +154,7 @@ export class JobQueue {
 
   /** Moves a job `executor` holds; false when it no longer holds it, or the job left the statuses the move starts from. */
   move(jobId: string, executor: string, move: JobMove): Promise<boolean> {
-    return inTransaction(this.scope, undefined, async (tx) => {
+    return inTransaction(this.forJob(jobId), undefined, async (tx) => {
       const held = await tx.db.selectFrom(runTable).select('executor').where('job_id', '=', jobId).executeTakeFirst();
       const job = await tx.db.selectFrom(this.table).selectAll().where('id', '=', jobId).executeTakeFirst();
       if (job === undefined || held?.executor !== executor) return false;
@@ -181,7 +181,7 @@ export class JobQueue {
 
   /** Sets attributes the server maintains on a record of a job's run: a step's status and output link, its workspace's lock. */
   async set(job: Row, resource: ResourceDeclaration, id: string, values: AttributeValues): Promise<void> {
-    await inTransaction(this.scope, undefined, (tx) => this.context(tx, job).set(resource, id, values));
+    await inTransaction(this.forJob(job.id), undefined, (tx) => this.context(tx, job).set(resource, id, values));
   }
 
   /**
@@ -197,7 +197,7 @@ export class JobQueue {
     for (const run of held) {
       const executor = String(run.executor);
       if (!orphaned(executor) && String(run.lease_until) >= now) continue;
-      const recovered = await inTransaction(this.scope, undefined, async (tx) => {
+      const recovered = await inTransaction(this.forJob(run.job_id, 'recovery'), undefined, async (tx) => {
         const gone = await tx.db
           .deleteFrom(runTable)
           .where('job_id', '=', run.job_id)
@@ -246,7 +246,16 @@ export class JobQueue {
       .where('status', '=', 'pending')
       .execute();
     for (const step of waiting) await context.set(this.records.step, String(step.id), { status: 'notExecuted' });
-    await releaseLockOf(tx.db, String(job.workspace_id), jobHolder(String(job.id)));
+    const place = { workspaceId: String(job.workspace_id), organizationId: String(job.organization_id) };
+    await releaseLockOf(tx, place, jobHolder(String(job.id)));
+  }
+
+  /**
+   * The scope of the executor's work on one job, whose changes name the job: its moves as the
+   * executor's, or recovery's when a restart ends a job its executor left.
+   */
+  private forJob(jobId: unknown, transport: 'executor' | 'recovery' = 'executor'): Scope {
+    return { ...this.scope, provenance: { ...this.scope.provenance, transport, jobId: String(jobId) } };
   }
 
   private context(tx: Scope, job: Row): WriteContext {

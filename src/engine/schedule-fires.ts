@@ -53,21 +53,29 @@ export class ScheduleFires {
     const schedule = this.records.schedule.table;
     const untracked = await this.scope.db
       .selectFrom(`${schedule} as s`)
+      .innerJoin(`${this.records.workspace.table} as w`, 'w.id', 's.workspace_id')
       .leftJoin(`${fireTable} as f`, 'f.schedule_id', 's.id')
-      .select(['s.id', 's.cron', 'f.cron as tracked'])
+      .select(['s.id', 's.cron', 's.firing', 'w.organization_id', 'f.cron as tracked'])
       .where((eb) => eb.or([eb('f.schedule_id', 'is', null), eb('f.cron', '<>', eb.ref('s.cron'))]))
       .limit(500)
       .execute();
     for (const row of untracked) {
       const next = this.nextAfter(String(row.cron), now);
       const values = { cron: String(row.cron), next_fire: next };
-      await this.scope.db
-        .insertInto(fireTable)
-        .values({ schedule_id: row.id, ...values })
-        .onConflict((conflict) => conflict.column('schedule_id').doUpdateSet(values))
-        .execute();
-      // Clients read `firing` to know that Stratum starts the schedule's runs (it is false until then).
-      await this.scope.db.updateTable(schedule).set({ firing: 1 }).where('id', '=', row.id).execute();
+      await inTransaction(this.scope, undefined, async (tx) => {
+        // The next firing is the schedule's own bookkeeping, not a change anyone made: the trail leaves it out.
+        await tx.db
+          .insertInto(fireTable)
+          .values({ schedule_id: row.id, ...values })
+          .onConflict((conflict) => conflict.column('schedule_id').doUpdateSet(values))
+          .execute();
+        if (isTrue(row.firing)) return;
+        // Clients read `firing` to know that Stratum starts the schedule's runs (it is false until then).
+        const organizationId = String(row.organization_id);
+        await writeContext(tx, () => Promise.resolve(organizationId), now.toISOString()).set(this.records.schedule, String(row.id), {
+          firing: true,
+        });
+      });
     }
   }
 

@@ -1,8 +1,26 @@
 import type { Kysely } from 'kysely';
 import { ApiError, badRequest } from '../errors.js';
 import type { Database } from '../model/index.js';
+import type { KeptTable } from './changes.js';
+import { deleteKept, insertKept } from './kept-rows.js';
+import type { Scope } from './scope.js';
+import type { Change } from './unit-of-work.js';
 
 const lockTable = 'state_lock';
+
+/** A workspace's state lock in the audit trail: its ID and holder; Terraform's lock info (a host, a path) stays out. */
+const lockChanges: KeptTable = {
+  table: lockTable,
+  type: 'state lock',
+  key: 'workspace_id',
+  shown: { lockId: 'lock_id', lockedBy: 'locked_by' },
+};
+
+/** Where a lock is: its workspace, and the organization its changes are recorded in. */
+export interface LockPlace {
+  workspaceId: string;
+  organizationId: Change['organizationId'];
+}
 
 /** The lock Terraform holds on a workspace's state: its ID, who took it, and the lock info it sent, as sent. */
 export interface StateLock {
@@ -56,17 +74,13 @@ function whoOf(info: string): string {
 }
 
 /** Takes the lock, or throws LockHeld with the holder's (a lock already held under the same ID included). */
-export async function acquireLock(db: Kysely<Database>, workspaceId: string, info: string, lockedBy: string): Promise<void> {
+export async function acquireLock(tx: Scope, place: LockPlace, info: string, lockedBy: string): Promise<void> {
   const id = lockIdOf(info);
-  const inserted = await db
-    .insertInto(lockTable)
-    .values({ workspace_id: workspaceId, lock_id: id, info, locked_by: lockedBy, created_date: new Date().toISOString() })
-    .onConflict((conflict) => conflict.column('workspace_id').doNothing())
-    .executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return;
+  const row = { workspace_id: place.workspaceId, lock_id: id, info, locked_by: lockedBy, created_date: new Date().toISOString() };
+  if (await insertKept(tx, lockChanges, row, { organizationId: place.organizationId, unlessTaken: true })) return;
   // Held already, under the same ID too: Terraform never locks twice with one ID, and taking it
   // again would let two processes believe they hold one lock.
-  const held = await readLock(db, workspaceId);
+  const held = await readLock(tx.db, place.workspaceId);
   if (held === undefined) throw new ApiError(409, { code: 'lock_contended', detail: 'The lock was released while it was taken; retry.' });
   throw new LockHeld(held, 423);
 }
@@ -75,11 +89,11 @@ export async function acquireLock(db: Kysely<Database>, workspaceId: string, inf
  * Releases the lock: the holder's own unlock names its ID (409 with the holder's info when another
  * is held); `force` releases whatever is held. Releasing a state that is not locked does nothing.
  */
-export async function releaseLock(db: Kysely<Database>, workspaceId: string, id: string | undefined): Promise<void> {
-  const held = await readLock(db, workspaceId);
+export async function releaseLock(tx: Scope, place: LockPlace, id: string | undefined): Promise<void> {
+  const held = await readLock(tx.db, place.workspaceId);
   if (held === undefined) return;
   if (id !== undefined && held.id !== id) throw new LockHeld(held, 409);
-  await db.deleteFrom(lockTable).where('workspace_id', '=', workspaceId).where('lock_id', '=', held.id).execute();
+  await deleteKept(tx, lockChanges, { workspace_id: place.workspaceId, lock_id: held.id }, place.organizationId);
 }
 
 /** Who a job's state credential writes and locks as: what its audit columns and its lock's holder say. */
@@ -94,8 +108,8 @@ export async function lockHolder(db: Kysely<Database>, workspaceId: string): Pro
 }
 
 /** Releases the lock of a workspace if `holder` took it (a job whose run stopped), whatever its ID. */
-export async function releaseLockOf(db: Kysely<Database>, workspaceId: string, holder: string): Promise<void> {
-  await db.deleteFrom(lockTable).where('workspace_id', '=', workspaceId).where('locked_by', '=', holder).execute();
+export async function releaseLockOf(tx: Scope, place: LockPlace, holder: string): Promise<void> {
+  await deleteKept(tx, lockChanges, { workspace_id: place.workspaceId, locked_by: holder }, place.organizationId);
 }
 
 /** Why a state write is refused under the lock held (409), or undefined when it may go ahead. */

@@ -12,7 +12,18 @@ import {
   type StatePlace,
   type StateResources,
 } from './state-access.js';
-import { acquireLock, lockConflict, lockHolder, lockIdOf, readLock, releaseLock, releaseLockOf, type StateLock } from './state-lock.js';
+import {
+  acquireLock,
+  lockConflict,
+  lockHolder,
+  lockIdOf,
+  readLock,
+  releaseLock,
+  releaseLockOf,
+  type LockPlace,
+  type StateLock,
+} from './state-lock.js';
+import { recordChange } from './changes.js';
 
 const versionTable = 'state_version';
 const versionColumn = 'state';
@@ -79,7 +90,7 @@ export class WorkspaceState {
   takeLock(info: string): Promise<void> {
     return inTransaction(this.scope, undefined, async (tx) => {
       const workspace = await this.authorize(tx);
-      await acquireLock(tx.db, this.place.workspaceId, info, workspace.writer);
+      await acquireLock(tx, this.lockPlace(workspace), info, workspace.writer);
     });
   }
 
@@ -92,7 +103,7 @@ export class WorkspaceState {
       const workspace = await this.authorize(tx);
       const id = info === undefined ? undefined : lockIdOf(info);
       if (id === undefined && workspace.credential) throw forbidden("A job credential releases its own lock alone: send the lock's info.");
-      await releaseLock(tx.db, this.place.workspaceId, id);
+      await releaseLock(tx, this.lockPlace(workspace), id);
     });
   }
 
@@ -167,7 +178,7 @@ export class WorkspaceState {
           outputOf,
         });
       }
-      await releaseLockOf(tx.db, this.place.workspaceId, workspace.writer);
+      await releaseLockOf(tx, this.lockPlace(workspace), workspace.writer);
       return serial;
     });
   }
@@ -218,11 +229,17 @@ export class WorkspaceState {
       ...auditColumns(workspace.writer, new Date().toISOString(), 'create'),
     };
     await tx.db.insertInto(history.table).values(row).execute();
+    // The history record's change stands for the version: its text, sealed, never reaches the trail.
+    recordChange(tx, history, { action: 'create', id, organizationId: organizationOfWorkspace(workspace), before: undefined, after: row });
     await tx.db
       .insertInto(versionTable)
       .values({ id, [versionColumn]: cipher.seal(text, secretPlace(versionTable, versionColumn, id)), bytes: Buffer.byteLength(text) })
       .execute();
     return row;
+  }
+
+  private lockPlace(workspace: AuthorizedWorkspace): LockPlace {
+    return { workspaceId: this.place.workspaceId, organizationId: organizationOfWorkspace(workspace) };
   }
 
   private newest(scope: Scope): Promise<Row | undefined> {
@@ -256,6 +273,8 @@ export class WorkspaceState {
     return cipher.open(String(stored[versionColumn]), secretPlace(versionTable, versionColumn, history.id));
   }
 }
+
+const organizationOfWorkspace = (workspace: AuthorizedWorkspace) => String(workspace.row.organization_id);
 
 const md5Of = (text: string) => createHash('md5').update(text).digest('hex');
 

@@ -1,7 +1,7 @@
 import { hashToken, type TokenRequest } from '../auth/api-tokens.js';
 import { auditName } from '../auth/caller.js';
 import { revokeWithDescendants } from '../auth/token-lineage.js';
-import { everyToken, findToken, insertToken, liveTokens } from '../auth/token-records.js';
+import { everyToken, findToken, liveTokens, tokenChanges } from '../auth/token-records.js';
 import { recordOf, viewOf, type TokenRecord, type TokenView } from '../auth/token-views.js';
 import type { TrackedKind } from '../auth/tokens.js';
 import { notFound } from '../errors.js';
@@ -9,6 +9,8 @@ import { auditColumns } from '../model/index.js';
 import { authorize, type TokenHolder } from '../policy/rules.js';
 import { listedTokens } from '../policy/tokens.js';
 import { isUuid, newRecordId } from '../store/record-id.js';
+import { recordKeptChange } from './changes.js';
+import { insertKept } from './kept-rows.js';
 import { inTransaction, inWrite, type Scope } from './scope.js';
 
 /** A token just issued: its record as its creators list it, and the token itself, shown this once. */
@@ -41,7 +43,8 @@ export async function issueToken(scope: Scope, kind: TrackedKind, request: Token
     last_used_at: null,
     ...auditColumns(auditName(caller), now.toISOString(), 'create'),
   };
-  await inWrite(scope, undefined, false, (tx) => insertToken(tx.db, row));
+  // A token is of the whole service, in no organization.
+  await inWrite(scope, undefined, false, (tx) => insertKept(tx, tokenChanges, row, { organizationId: undefined, action: 'issue' }));
   return { ...viewOf(row), token };
 }
 
@@ -93,7 +96,10 @@ async function revokeLineage(scope: Scope, id: string, noun: string, found: (tx:
   if (!isUuid(id)) throw notFound(noun, id);
   const revoked = await inTransaction(scope, undefined, async (tx) => {
     if (!(await found(tx))) throw notFound(noun, id);
-    return revokeWithDescendants(tx.db, id, auditColumns(auditName(tx.caller), new Date().toISOString(), 'update'));
+    const marked = await revokeWithDescendants(tx.db, id, auditColumns(auditName(tx.caller), new Date().toISOString(), 'update'));
+    for (const after of marked)
+      recordKeptChange(tx, tokenChanges, { action: 'revoke', organizationId: undefined, before: { ...after, revoked_at: null }, after });
+    return marked.map((row) => String(row.id));
   });
   scope.engine.tokens?.forget(revoked);
   return revoked;

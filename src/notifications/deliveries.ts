@@ -1,4 +1,7 @@
 import type { Kysely } from 'kysely';
+import type { Caller } from '../auth/caller.js';
+import { keptChange, type KeptRowChange, type KeptTable } from '../engine/changes.js';
+import { UnitOfWork, type Provenance } from '../engine/unit-of-work.js';
 import { columnOf, type Database, type Row } from '../model/index.js';
 import type { Destinations } from '../outbound/destinations.js';
 import { postJson, type OutboundLimits } from '../outbound/post.js';
@@ -8,6 +11,8 @@ import { messageBody, signature, signatureHeader, type NotificationEvent } from 
 /** A configuration as delivery needs it, its signing secret opened. */
 export interface DeliveryTarget {
   id: string;
+  /** The organization it is of, where its deliveries' changes are recorded. */
+  organizationId: string;
   /** The workspace it is of; null for an organization-wide one. */
   workspaceId: string | null;
   name: string;
@@ -25,6 +30,7 @@ export interface DeliveryTarget {
 export function deliveryTarget(row: Row, workspaceId: string | null): DeliveryTarget {
   return {
     id: String(row.id),
+    organizationId: String(row.organization_id),
     workspaceId,
     name: String(row[columnOf('name')]),
     channelType: String(row[columnOf('channelType')]),
@@ -58,6 +64,41 @@ export interface DeliveryView {
 export const storedAnswerChars = 2048;
 const table = 'notification_delivery';
 
+/** A delivery in the audit trail: what it was of, and how it went; never the message or the answer. */
+const deliveryChanges: KeptTable = {
+  table,
+  type: 'notification delivery',
+  key: 'id',
+  shown: {
+    configuration: 'configuration_id',
+    job: 'job_id',
+    event: 'event',
+    status: 'status',
+    attempts: 'attempt_count',
+    responseStatus: 'response_status',
+    lastError: 'last_error',
+  },
+};
+
+/** Who a delivery's changes name: the person testing a configuration or retrying a delivery, else the service. */
+export interface DeliveryActor {
+  caller: Caller;
+  provenance: Provenance;
+}
+
+/** The service itself, delivering what a job's status change says. */
+const serviceActor: DeliveryActor = {
+  caller: {
+    subject: 'stratum',
+    email: undefined,
+    name: 'Stratum',
+    groups: [],
+    isAdministrator: true,
+    token: { kind: 'service', trackedId: undefined, expiresAt: undefined },
+  },
+  provenance: { transport: 'service' },
+};
+
 /**
  * Delivers messages to notification destinations and records each delivery with its answer: the
  * one door through which a job's status, a test and a retry reach the outside. The newest
@@ -79,34 +120,32 @@ export class Notifier {
   }
 
   /** Sends a message for `event` to the configuration's destination and records the delivery. */
-  async deliver(target: DeliveryTarget, event: NotificationEvent): Promise<DeliveryView> {
+  async deliver(target: DeliveryTarget, event: NotificationEvent, by: DeliveryActor = serviceActor): Promise<DeliveryView> {
     const payload = messageBody(styleOf(target), event);
-    const id = newRecordId();
-    const now = new Date().toISOString();
-    await this.db
-      .insertInto(table)
-      .values({
-        id,
-        configuration_id: target.id,
-        workspace_id: target.workspaceId,
-        configuration_name: target.name,
-        channel_type: target.channelType,
-        event: event.kind,
-        job_id: event.jobId,
-        payload,
-        status: 'PENDING',
-        attempt_count: 0,
-        created_date: now,
-      })
-      .execute();
-    const view = await this.attempt(target, id, payload, 0);
+    const row: Row = {
+      id: newRecordId(),
+      configuration_id: target.id,
+      workspace_id: target.workspaceId,
+      configuration_name: target.name,
+      channel_type: target.channelType,
+      event: event.kind,
+      job_id: event.jobId,
+      payload,
+      status: 'PENDING',
+      attempt_count: 0,
+      created_date: new Date().toISOString(),
+    };
+    await this.recorded(by, { action: 'create', before: undefined, after: row }, target, (db) =>
+      db.insertInto(table).values(row).execute(),
+    );
+    const view = await this.attempt(target, row, by);
     await this.prune(target.id);
     return view;
   }
 
   /** Sends a failed delivery's message again, to the configuration as it is now. */
-  async retry(target: DeliveryTarget, delivery: Row): Promise<DeliveryView> {
-    return this.attempt(target, String(delivery.id), String(delivery.payload), Number(delivery.attempt_count));
+  async retry(target: DeliveryTarget, delivery: Row, by: DeliveryActor = serviceActor): Promise<DeliveryView> {
+    return this.attempt(target, delivery, by);
   }
 
   /** A delivery by id; undefined when there is none. */
@@ -128,27 +167,43 @@ export class Notifier {
     return rows.map(viewOf);
   }
 
-  private async attempt(target: DeliveryTarget, id: string, payload: string, attempts: number): Promise<DeliveryView> {
-    const outcome = await this.send(target, payload);
+  /** Sends the message of a delivery stored as `before`, and records how it went. */
+  private async attempt(target: DeliveryTarget, before: Row, by: DeliveryActor): Promise<DeliveryView> {
+    const id = String(before.id);
+    const outcome = await this.send(target, String(before.payload));
     const answer = outcome.body === '' ? null : outcome.body.slice(0, storedAnswerChars);
-    await this.db
-      .updateTable(table)
-      .set({
-        status: outcome.error === undefined ? 'SENT' : 'FAILED',
-        attempt_count: attempts + 1,
-        response_status: outcome.status ?? null,
-        response_body: answer,
-        duration_ms: outcome.durationMs,
-        last_error: outcome.error ?? null,
-        last_attempt_at: new Date().toISOString(),
-        configuration_name: target.name,
-        channel_type: target.channelType,
-      })
-      .where('id', '=', id)
-      .execute();
+    const values: Row = {
+      status: outcome.error === undefined ? 'SENT' : 'FAILED',
+      attempt_count: Number(before.attempt_count) + 1,
+      response_status: outcome.status ?? null,
+      response_body: answer,
+      duration_ms: outcome.durationMs,
+      last_error: outcome.error ?? null,
+      last_attempt_at: new Date().toISOString(),
+      configuration_name: target.name,
+      channel_type: target.channelType,
+    };
+    await this.recorded(by, { action: 'update', before, after: { ...before, ...values } }, target, (db) =>
+      db.updateTable(table).set(values).where('id', '=', id).execute(),
+    );
     const row = await this.find(id);
     if (row === undefined) throw new Error(`delivery ${id} vanished while it was recorded`);
     return viewOf(row);
+  }
+
+  /** Writes a delivery with its change row, in one transaction, as `by`'s. */
+  private async recorded(
+    by: DeliveryActor,
+    change: Omit<KeptRowChange, 'organizationId'>,
+    target: DeliveryTarget,
+    write: (db: Kysely<Database>) => Promise<unknown>,
+  ): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await write(trx);
+      const work = new UnitOfWork(by.caller, by.provenance);
+      work.record(keptChange(deliveryChanges, { ...change, organizationId: target.organizationId }));
+      await work.flush(trx);
+    });
   }
 
   private send(target: DeliveryTarget, payload: string) {

@@ -1,4 +1,6 @@
 import { sql, type SqlBool, type Transaction } from 'kysely';
+import type { Caller } from '../auth/caller.js';
+import { UnitOfWork } from '../engine/unit-of-work.js';
 import { columnOf, secretAttributes, type Registry } from '../model/index.js';
 import type { Database, Store } from '../store/database.js';
 import { isSealed, secretPlace, type SecretCipher } from './cipher.js';
@@ -15,9 +17,16 @@ export interface Resealed {
 /**
  * Re-seals every stored secret under a new key, in one transaction with the service's sealed keys
  * (the key check, the token-signing key): either all of them move to the new key, or nothing does.
- * Run with the server stopped.
+ * Run with the server stopped, by `operator` (the console's), whom the audit trail names: the
+ * rotation is one change of the encryption key, its ids before and after (never a key).
  */
-export async function resealSecrets(store: Store, registry: Registry, from: SecretCipher, to: SecretCipher): Promise<Resealed> {
+export async function resealSecrets(
+  store: Store,
+  registry: Registry,
+  keys: { from: SecretCipher; to: SecretCipher },
+  operator: Caller,
+): Promise<Resealed> {
+  const { from, to } = keys;
   if (!opens(from, await readCheck(store)))
     throw new Error(`the current key (id ${from.keyId}) does not open the secrets in this database`);
   return store.db.transaction().execute(async (trx) => {
@@ -34,7 +43,17 @@ export async function resealSecrets(store: Store, registry: Registry, from: Secr
     }
     // The states the Terraform backend stored, each sealed whole and bound to its history record.
     count += await resealColumn(trx, 'state_version', 'state', sql<SqlBool>`${sql.ref('state')} is not null`, from, to);
-    return { secrets: count, serviceKeys: await resealServiceKeys(trx, from, to) };
+    const serviceKeys = await resealServiceKeys(trx, from, to);
+    const work = new UnitOfWork(operator, { transport: 'console' });
+    work.record({
+      organizationId: undefined,
+      type: 'encryption key',
+      id: to.keyId,
+      action: 'update',
+      attributes: { keyId: { before: from.keyId, after: to.keyId }, resealedSecrets: { before: undefined, after: count } },
+    });
+    await work.flush(trx);
+    return { secrets: count, serviceKeys };
   });
 }
 

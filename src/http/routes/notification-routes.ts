@@ -5,7 +5,7 @@ import { deliveryTarget, type DeliveryTarget, type DeliveryView, type Notifier }
 import type { NotificationEvent } from '../../notifications/messages.js';
 import { idParameter } from '../../jsonapi/routes.js';
 import { exampleIds } from '../description/examples.js';
-import { sessionOf } from './request-session.js';
+import { requestActor, sessionOf } from './request-session.js';
 import type { DescribedRoute, JsonSchema } from './described-route.js';
 
 /** The declarations the notification endpoints serve: the configuration and the link naming its workspace. */
@@ -114,7 +114,7 @@ export function notificationRoutes(engine: Engine, notifier: Notifier, records: 
         const session = sessionOf(engine, request, reply);
         const id = (request.params as Record<string, string>)[configurationParameter] ?? '';
         const { target, event } = await testOf(session, await session.usable(configurationAt(id), 'update', true));
-        const delivery = await notifier.deliver(target, event);
+        const delivery = await notifier.deliver(target, event, requestActor(request));
         if (delivery.status !== 'SENT') throw failedDelivery(delivery.lastError ?? undefined);
         return reply.send(delivery);
       },
@@ -157,6 +157,7 @@ export function notificationRoutes(engine: Engine, notifier: Notifier, records: 
         const organization = await session.find({ resource: tenant, ancestors: [], id: tenantId });
         const target: DeliveryTarget = {
           id: '',
+          organizationId: tenantId,
           workspaceId: null,
           name: body.name ?? 'Test Notification',
           channelType: body.channelType,
@@ -230,7 +231,7 @@ export function notificationRoutes(engine: Engine, notifier: Notifier, records: 
         if (delivery.status === 'SENT')
           throw new ApiError(409, { code: 'conflict', detail: 'This delivery was sent; only a failed one is retried.' });
         const row = await session.usable(configurationAt(String(delivery.configuration_id)), 'update', true);
-        const retried: DeliveryView = await notifier.retry(targetOf(row, link.column), delivery);
+        const retried: DeliveryView = await notifier.retry(targetOf(row, link.column), delivery, requestActor(request));
         return reply.send(retried);
       },
     },

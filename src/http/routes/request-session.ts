@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Engine, Provenance, Session, Transport } from '../../engine/index.js';
+import type { Caller } from '../../auth/caller.js';
 import { requireCaller } from '../plugins/authentication.js';
 
 /**
@@ -21,4 +22,9 @@ export function sessionOf(engine: Engine, request: FastifyRequest, reply: Fastif
  */
 export function requestProvenance(request: FastifyRequest, transport: Transport): Provenance {
   return { transport, requestId: request.id, clientAddress: request.ip };
+}
+
+/** Who a request's work beyond the records (a notification it sends) is recorded as done by, and where it came from. */
+export function requestActor(request: FastifyRequest, transport: Transport = 'jsonapi'): { caller: Caller; provenance: Provenance } {
+  return { caller: requireCaller(request), provenance: requestProvenance(request, transport) };
 }

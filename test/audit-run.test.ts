@@ -84,9 +84,10 @@ for (const kind of storeKinds) {
       // The job: created by the user, then one change per status move, the executor's naming the job.
       const job = changes.filter((row) => row.record_type === 'job' && row.record_id === jobId);
       const created = job.filter((row) => row.action === 'create');
-      assert.equal(created.length, 1);
-      assert.equal(created[0]?.actor_kind, 'user');
-      const moves = chain(statusMoves(job.filter((row) => row.action === 'update')), created[0].attributes.status.after);
+      const [creation] = created;
+      assert.ok(created.length === 1 && creation !== undefined);
+      assert.equal(creation.actor_kind, 'user');
+      const moves = chain(statusMoves(job.filter((row) => row.action === 'update')), creation.attributes.status.after);
       assert.deepEqual(
         moves.map((move) => `${String(move.from)}>${String(move.to)}`),
         ['pending>queue', 'queue>running', 'running>waitingApproval', 'waitingApproval>approved', 'approved>running', 'running>completed'],

@@ -87,7 +87,7 @@ for (const kind of storeKinds) {
       const [creation] = created;
       assert.ok(created.length === 1 && creation !== undefined);
       assert.equal(creation.actor_kind, 'user');
-      const moves = chain(statusMoves(job.filter((row) => row.action === 'update')), creation.attributes.status.after);
+      const moves = chain(statusMoves(job.filter((row) => row.action === 'update')), creation.attributes.status?.after);
       assert.deepEqual(
         moves.map((move) => `${String(move.from)}>${String(move.to)}`),
         ['pending>queue', 'queue>running', 'running>waitingApproval', 'waitingApproval>approved', 'approved>running', 'running>completed'],

@@ -66,13 +66,17 @@ export function recordChange(
   tx: Scope,
   resource: ResourceDeclaration,
   change: { action: ChangeAction; id: unknown; organizationId: Change['organizationId']; before: Row | undefined; after: Row | undefined },
+  /** For what the server sets on its own: a setting to the values already there is no change. */
+  options: { unlessUnchanged?: boolean } = {},
 ): void {
+  const attributes = changedAttributes(resource, change.before, change.after);
+  if (options.unlessUnchanged === true && Object.keys(attributes).length === 0) return;
   changeUnit(tx, resource).record({
     organizationId: change.organizationId,
     type: resource.type,
     id: String(change.id),
     action: change.action,
-    attributes: changedAttributes(resource, change.before, change.after),
+    attributes,
   });
 }
 

@@ -252,13 +252,12 @@ export function writeContext(tx: Scope, tenantId: TenantId, now: string): WriteC
       if (before === undefined) return;
       const columns = toColumns(resource, values);
       await tx.db.updateTable(resource.table).set(columns).where('id', '=', id).execute();
-      recordChange(tx, resource, {
-        action: 'update',
-        id,
-        organizationId: await organizationOf(tx, resource, tenantId),
-        before,
-        after: { ...before, ...columns },
-      });
+      recordChange(
+        tx,
+        resource,
+        { action: 'update', id, organizationId: await organizationOf(tx, resource, tenantId), before, after: { ...before, ...columns } },
+        { unlessUnchanged: true },
+      );
     },
     newest: async (resource, column, value) =>
       tx.db

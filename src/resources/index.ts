@@ -4,6 +4,7 @@ import { changeJobStatus, type RunStatus } from './job-status.js';
 import { action } from './action.js';
 import { access } from './access.js';
 import { agent } from './agent.js';
+import { auditEvent, auditTrail } from './audit-event.js';
 import { collection } from './collection.js';
 import { federated, federatedClaim } from './federated.js';
 import { globalvar } from './globalvar.js';
@@ -102,6 +103,8 @@ export const registry = new Registry(
     job,
     step,
     history,
+    auditEvent,
+    auditTrail,
   ],
   terrakubeConventions,
 );

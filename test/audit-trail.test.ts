@@ -1,8 +1,17 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { before, it } from 'node:test';
+import { stratumAsync } from './cli-run.ts';
 import { data, graphql } from './graphql-helpers.ts';
-import { assertError, createOrganization, createRecord, describeEachStore } from './harness.ts';
+import {
+  assertError,
+  createOrganization,
+  createRecord,
+  describeEachStore,
+  eventually,
+  resourceDocument,
+  type TestServer,
+} from './harness.ts';
 
 const literal = (text: string) => JSON.stringify(text);
 
@@ -203,5 +212,149 @@ describeEachStore('the audit trail of an organization', (context) => {
     assert.ok(atomic.status === 403 || atomic.status === 404, atomic.text);
     assert.deepEqual(await context.server.query('select count(*) as n from record_change'), before);
     assert.equal((await context.server.get(`${trail()}/${one.id}`)).status, 200);
+  });
+
+  it('records the connecting address, not what X-Forwarded-For claims, without STRATUM_TRUST_PROXY', async () => {
+    const id = await createTagBehindProxy(context.server, organization);
+    const [change] = await context.server.query('select client_address from record_change where record_id = $1', [id]);
+    assert.equal(change?.client_address, '127.0.0.1');
+  });
+
+  it('`stratum audit` lists and exports the trail beside the running server, never a secret', async () => {
+    const env = { ...context.server.env, STRATUM_AUDIT_RETENTION_DAYS: '' };
+    const exported = await stratumAsync(['audit', 'export', '--organization', organization, '--type', 'variable'], env);
+    assert.equal(exported.status, 0, exported.stderr);
+    const lines = exported.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    assert.deepEqual(
+      lines.map((line) => [line.recordId, line.action]),
+      [
+        [variable, 'update'],
+        [variable, 'create'],
+      ],
+    );
+    assert.ok(lines.every((line) => line.organizationId === organization && line.recordType === 'variable'));
+    assert.deepEqual((lines[0]?.attributes as Record<string, unknown>).value, { sensitive: true });
+    assert.ok(!exported.stdout.includes(secretValue));
+    const future = await stratumAsync(['audit', 'export', '--since', '2999-01-01'], env);
+    assert.equal(future.stdout, '');
+    const past = await stratumAsync(['audit', 'export', '--until', '2000-01-01T00:00:00Z'], env);
+    assert.equal(past.stdout, '');
+    const everything = await stratumAsync(['audit', 'export'], env);
+    const all = everything.stdout.trim().split('\n');
+    assert.ok(all.length > lines.length && new Set(all).size === all.length);
+    const listed = await stratumAsync(['audit', 'list', '--limit', '2', '--organization', organization], env);
+    assert.equal(listed.status, 0, listed.stderr);
+    const rows = listed.stdout.trim().split('\n');
+    assert.match(rows[0] ?? '', /^AT +ORGANIZATION +ACTOR +ACTION +TYPE +RECORD +CHANGED$/);
+    assert.equal(rows.length, 3);
+    const bad = await stratumAsync(['audit', 'list', '--since', 'yesterday-ish'], env);
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /--since must be a date or time/);
+  });
+});
+
+/** Creates a tag with a request that says it came through a proxy for 203.0.113.9; answers its id. */
+async function createTagBehindProxy(server: TestServer, organization: string): Promise<string> {
+  const response = await server.post(`/api/v1/organization/${organization}/tag`, resourceDocument('tag', { name: `t-${randomUUID()}` }), {
+    headers: { 'x-forwarded-for': '203.0.113.9' },
+  });
+  assert.equal(response.status, 201, response.text);
+  return response.body.data.id as string;
+}
+
+/** A UUIDv7 of a moment long past, as a change made then would have. */
+function idAt(time: Date, serial: number): string {
+  const hex = time.getTime().toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-${serial.toString(16).padStart(12, '0')}`;
+}
+
+describeEachStore(
+  'keeping the audit trail: retention and the trusted proxy',
+  { env: { STRATUM_AUDIT_RETENTION_DAYS: '2', STRATUM_AUDIT_PRUNE_INTERVAL_MS: '200', STRATUM_TRUST_PROXY: '127.0.0.1' } },
+  (context) => {
+    it('prunes the changes older than the retention, in batches, and keeps the others', async () => {
+      const organization = await createOrganization(context.server);
+      const old = new Date(Date.now() - 3 * 86_400_000);
+      const rows = 2500;
+      const values = Array.from(
+        { length: rows },
+        (_, i) =>
+          `('${idAt(old, i)}', '${old.toISOString()}', '${organization}', 'service', 'test', 'tag', 'gone-${i}', 'delete', 'console', '{}')`,
+      );
+      await context.server.execute(
+        `insert into record_change (id, at, organization_id, actor_kind, actor_subject, record_type, record_id, action, transport, attributes) values ${values.join(', ')}`,
+      );
+      await eventually('the old changes pruned', async () => {
+        const [left] = await context.server.query("select count(*) as n from record_change where record_id like 'gone-%'");
+        assert.equal(Number(left?.n), 0);
+      });
+      // The organization's own creation, a moment ago, is kept.
+      const [kept] = await context.server.query('select count(*) as n from record_change where record_id = $1', [organization]);
+      assert.equal(Number(kept?.n), 1);
+      assert.ok(context.server.logs.some((line) => line.includes('older than the audit retention')));
+    });
+
+    it('records the address X-Forwarded-For names when the proxy is trusted', async () => {
+      const organization = await createOrganization(context.server);
+      const id = await createTagBehindProxy(context.server, organization);
+      const [change] = await context.server.query('select client_address from record_change where record_id = $1', [id]);
+      assert.equal(change?.client_address, '203.0.113.9');
+    });
+  },
+);
+
+describeEachStore('the audit trail through a crash', (context) => {
+  it('holds exactly one change per acknowledged write and none for a write that never committed, after a kill -9 in a burst', async () => {
+    const acknowledged: string[] = [];
+    let refused = 0;
+    let killed = false;
+    const writer = async (worker: number) => {
+      for (let i = 0; !killed; i++) {
+        try {
+          // Every fifth name repeats one already taken: a write refused (409) and rolled back.
+          const name = i % 5 === 4 ? `audit-crash-${worker}-0` : `audit-crash-${worker}-${i}`;
+          const response = await context.server.post('/api/v1/organization', resourceDocument('organization', { name }));
+          if (response.status === 201) acknowledged.push(response.body.data.id as string);
+          else if (response.status === 409) refused++;
+        } catch {
+          // The connection drops when the process dies; such a write was never acknowledged.
+        }
+      }
+    };
+    const writers = [0, 1, 2, 3, 4, 5].map(writer);
+    try {
+      await eventually(
+        '120 acknowledged creates before the kill',
+        () => assert.ok(acknowledged.length >= 120, `only ${acknowledged.length}`),
+        { timeoutMs: 20000, intervalMs: 5 },
+      );
+      await context.server.kill();
+    } finally {
+      killed = true;
+      await Promise.all(writers);
+    }
+    await context.server.spawn();
+    assert.ok(refused > 0);
+    const counts = new Map<string, number>();
+    for (const row of await context.server.query(
+      "select record_id from record_change where record_type = 'organization' and action = 'create'",
+    ))
+      counts.set(String(row.record_id), (counts.get(String(row.record_id)) ?? 0) + 1);
+    const wrong = acknowledged.filter((id) => counts.get(id) !== 1);
+    assert.deepEqual(wrong, [], `${wrong.length} of ${acknowledged.length} acknowledged creates have no single change`);
+    // Every change names a record that exists: none was left by a write that did not commit.
+    for (const [type, table] of [
+      ['organization', 'organization'],
+      ['template', 'template'],
+    ]) {
+      const orphans = await context.server.query(
+        `select c.record_id from record_change c where c.record_type = $1 and c.action = 'create' and not exists (select 1 from ${table} r where r.id = c.record_id)`,
+        [type],
+      );
+      assert.deepEqual(orphans, [], `changes of ${type} records that do not exist`);
+    }
   });
 });

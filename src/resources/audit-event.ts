@@ -1,4 +1,4 @@
-import { defineResource, readOnly, readOperations, text, toOne, type Attribute } from '../model/index.js';
+import { defineResource, readOnly, readOperations, text, toOne, type Attribute, type AuditRecords } from '../model/index.js';
 
 const required = (max: number) => readOnly(text({ required: true, max }));
 const optional = (max: number) => readOnly(text({ max }));
@@ -62,3 +62,12 @@ export const auditTrail = defineResource({
   attributes: { ...changeAttributes, organizationId: optional(64) },
   relationships: {},
 });
+
+/** What the console's `stratum audit` and the retention of changes read. */
+export const auditRecords: AuditRecords = {
+  trail: auditTrail,
+  time: 'at',
+  organization: 'organizationId',
+  recordType: 'recordType',
+  actorSubject: 'actorSubject',
+};

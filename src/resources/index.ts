@@ -40,6 +40,7 @@ export { registryRecords } from './registry-protocol.js';
 export { notificationRecords } from './notification.js';
 export { jobStatusTopic } from './job-status.js';
 export { stateRecords } from './history.js';
+export { auditRecords } from './audit-event.js';
 
 /** What the executor reads and changes as it runs jobs; a job's status changes through the one place that keeps its workspace and listeners in step. */
 export const runRecords: RunRecords = {

@@ -1,9 +1,9 @@
-import net from 'node:net';
 import path from 'node:path';
 import type { OidcSettings } from './auth/oidc.js';
 import { parseEncryptionKey } from './secrets/cipher.js';
 import { isAllowEntry } from './outbound/destinations.js';
 import { parseOrigins } from './cors-origins.js';
+import { readTrustProxy } from './trust-proxy.js';
 import { readRunConfig, type RunConfig } from './run-config.js';
 
 /** Every setting of the service and the CLI, read from the environment and validated once. */
@@ -47,19 +47,10 @@ export interface Config {
   moduleLinkSeconds: number;
   state: StateSettings;
   runs: RunConfig;
-  audit: AuditSettings;
-  /**
-   * Which proxies' X-Forwarded-For the client address (of logs and of the audit trail) is read from,
-   * as Fastify's `trustProxy`: false trusts none, true every one, a number that many hops, a list
-   * those addresses and CIDR ranges.
-   */
+  /** How long the audit trail keeps a change, and how often older ones are pruned. */
+  audit: { retentionDays: number; pruneIntervalMs: number };
+  /** Whose X-Forwarded-For gives the client address (logs, audit trail), as Fastify's `trustProxy` (trust-proxy.ts). */
   trustProxy: boolean | number | string[];
-}
-
-/** How long the audit trail keeps a change, and how often older ones are pruned. */
-export interface AuditSettings {
-  retentionDays: number;
-  pruneIntervalMs: number;
 }
 
 /** Terraform state served by the http backend. */
@@ -298,33 +289,6 @@ export function inspectConfig(env: NodeJS.ProcessEnv = process.env): { config: C
     trustProxy: readTrustProxy(env.STRATUM_TRUST_PROXY, problems),
   };
   return { config, problems };
-}
-
-/**
- * STRATUM_TRUST_PROXY: unset trusts no proxy (a client could otherwise name any address in
- * X-Forwarded-For); `true`, a hop count, or addresses and CIDR ranges of the proxies.
- */
-function readTrustProxy(raw: string | undefined, problems: string[]): boolean | number | string[] {
-  const value = nonEmpty(raw)?.trim();
-  if (value === undefined || value === 'false') return false;
-  if (value === 'true') return true;
-  if (/^\d+$/.test(value)) return Number(value);
-  const entries = value.split(',').map((entry) => entry.trim());
-  const bad = entries.filter((entry) => !isAddressOrRange(entry));
-  if (bad.length > 0) {
-    problems.push(`STRATUM_TRUST_PROXY is true, a hop count, or a comma list of addresses and CIDR ranges, got "${bad.join(', ')}"`);
-    return false;
-  }
-  return entries;
-}
-
-function isAddressOrRange(entry: string): boolean {
-  const [address = '', bits, ...rest] = entry.split('/');
-  const family = net.isIP(address);
-  if (family === 0 || rest.length > 0) return false;
-  if (bits === undefined) return true;
-  const max = family === 4 ? 32 : 128;
-  return /^\d+$/.test(bits) && Number(bits) <= max;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -1,6 +1,6 @@
 import { loadConfig } from '../config.js';
 import type { Session } from '../engine/index.js';
-import { attributeFields, fromColumn, type AttributeValues, type Row } from '../model/index.js';
+import { attributeFields, fromColumn, type AttributeValue, type AttributeValues, type Row } from '../model/index.js';
 import { auditRecords } from '../resources/index.js';
 import { consoleSession } from './console-session.js';
 import { openConsoleStore, requireMigrated } from './console-store.js';
@@ -29,7 +29,7 @@ export async function listAudit(options: AuditFilters & { limit: string }): Prom
     process.stdout.write('no changes match\n');
     return;
   }
-  const cell = (value: unknown) => (value === null || value === undefined ? '-' : String(value));
+  const cell = (value: AttributeValue | undefined) => (value === null || value === undefined ? '-' : String(value));
   process.stdout.write(
     columns(
       ['AT', 'ORGANIZATION', 'ACTOR', 'ACTION', 'TYPE', 'RECORD', 'CHANGED'],

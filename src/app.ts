@@ -94,6 +94,8 @@ export function buildApp({ config, store, signingKey, core, log, metrics, servic
     return503OnClosing: false,
     // The caller's X-Request-Id when it sent a sane one, else a new id.
     genReqId: requestIdOf,
+    // request.ip, which logs and the audit trail record, is read from X-Forwarded-For only as far as this trusts.
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     // Schemas (the token endpoints') reject what they do not declare rather than drop it, and
     // never turn one JSON type into another; `verbose` lets an error say what a field takes.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allowUnionTypes: true, verbose: true } },
@@ -173,3 +175,9 @@ export function buildApp({ config, store, signingKey, core, log, metrics, servic
   void app.register(serviceIndex, { version, adminGroup: config.adminGroup });
   return app;
 }
+
+/** A hop count as Fastify takes it at run time (its types leave the number out): the nearest `hops` proxies are trusted. */
+const trustHops =
+  (hops: number) =>
+  (_address: string, hop: number): boolean =>
+    hop < hops;

@@ -3,6 +3,7 @@ import type { OidcSettings } from './auth/oidc.js';
 import { parseEncryptionKey } from './secrets/cipher.js';
 import { isAllowEntry } from './outbound/destinations.js';
 import { parseOrigins } from './cors-origins.js';
+import { readTrustProxy } from './trust-proxy.js';
 import { readRunConfig, type RunConfig } from './run-config.js';
 
 /** Every setting of the service and the CLI, read from the environment and validated once. */
@@ -46,6 +47,10 @@ export interface Config {
   moduleLinkSeconds: number;
   state: StateSettings;
   runs: RunConfig;
+  /** How long the audit trail keeps a change, and how often older ones are pruned. */
+  audit: { retentionDays: number; pruneIntervalMs: number };
+  /** Whose X-Forwarded-For gives the client address (logs, audit trail), as Fastify's `trustProxy` (trust-proxy.ts). */
+  trustProxy: boolean | number | string[];
 }
 
 /** Terraform state served by the http backend. */
@@ -277,6 +282,11 @@ export function inspectConfig(env: NodeJS.ProcessEnv = process.env): { config: C
     outbound,
     state,
     runs: readRunConfig(env, dataDir, integer, problems),
+    audit: {
+      retentionDays: integer('STRATUM_AUDIT_RETENTION_DAYS', 365, 1, 36500),
+      pruneIntervalMs: integer('STRATUM_AUDIT_PRUNE_INTERVAL_MS', 3_600_000, 100, 86_400_000),
+    },
+    trustProxy: readTrustProxy(env.STRATUM_TRUST_PROXY, problems),
   };
   return { config, problems };
 }

@@ -46,6 +46,9 @@ export const settingNames: readonly string[] = [
   'STRATUM_STEP_LOG_KIB',
   'STRATUM_TOOLS_DIR',
   'STRATUM_TERRAFORM_CLI_CONFIG',
+  'STRATUM_AUDIT_RETENTION_DAYS',
+  'STRATUM_AUDIT_PRUNE_INTERVAL_MS',
+  'STRATUM_TRUST_PROXY',
 ];
 
 /** Prefixes of the variables the project's own tests, fuzzing and benchmarks read, not the service. */

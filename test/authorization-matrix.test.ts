@@ -84,6 +84,9 @@ const capabilityOf: Record<string, Capability | undefined> = {
   step: undefined,
   // Written by the state backend alone: read as its workspace, never written through the API.
   history: undefined,
+  // Written by every change alone; read by teams with readAuditTrail (every flag, in the shared fixture), never written.
+  audit_event: undefined,
+  audit_trail: undefined,
 };
 
 const jobPath = '/api/v1/organization/{organizationId}/job';
@@ -128,12 +131,13 @@ const typeOfSegment = (segment: string, parent: string | undefined) =>
           notificationConfiguration: 'notification_configuration',
           triggers: 'notification_trigger',
           templates: 'template',
+          auditEvent: 'audit_event',
         } as Record<string, string>
       )[segment] ?? segment);
 
 /** Records of the whole service, in no organization: actions any caller reads, federated credentials only administrators. */
 const readByEveryone = new Set(['action']);
-const readByAdministrators = new Set(['federated', 'federated_claim']);
+const readByAdministrators = new Set(['federated', 'federated_claim', 'audit_trail']);
 
 function endpointsOf(openApi: { paths: Record<string, Record<string, unknown>> }): Endpoint[] {
   const endpoints: Endpoint[] = [];
@@ -230,7 +234,7 @@ function expectedStatus(endpoint: Endpoint, caller: CallerKind): number {
   // Records of no organization: neither a membership nor a grant counts.
   if (readByAdministrators.has(endpoint.type)) {
     // Only their list and the create beside it answer without a record to find: empty, and refused.
-    if (endpoint.path === '/api/v1/federated') return write ? 403 : 200;
+    if (endpoint.path === `/api/v1/${endpoint.type}`) return write ? 403 : 200;
     return 404;
   }
   if (readByEveryone.has(endpoint.type)) return write ? 403 : endpoint.success;
@@ -348,6 +352,10 @@ describeEachStore('authorization matrix', (context) => {
     ids.step = String((steps.body.data as { id: string }[])[0]?.id);
     // A state version, written as Terraform writes one: the state backend makes its history record.
     ids.history = await writeFirstState(context.server, organization, workspace);
+    // The newest change of the organization, read in its trail and in the instance-wide one.
+    const trail = await context.server.get(`/api/v1/organization/${organization}/auditEvent?page[size]=1`);
+    ids.audit_event = String((trail.body.data as { id: string }[])[0]?.id);
+    ids.audit_trail = ids.audit_event;
     // Grants to groups no team of the organization names.
     const workspaceGrantee = `granted-${randomUUID()}`;
     const projectGrantee = `granted-${randomUUID()}`;
@@ -602,6 +610,7 @@ describeEachStore('authorization matrix', (context) => {
     federated: 'claims',
     // An action links nothing: a name clients use for what Stratum does not model on it reads as empty.
     action: 'webhook',
+    audit_trail: 'webhook',
     access: 'workspace',
     project_access: 'project',
     webhook: 'workspace',

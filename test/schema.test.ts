@@ -122,8 +122,14 @@ function expectedShape(resource: ResourceDeclaration) {
         ),
     ]),
     // The default order of every list, and the lists the declaration promises to serve fast.
-    plain: [['createdDate'], ...(resource.indexes ?? [])].map((names) => [...scope, ...names.map(columnOf), 'id'].join(', ')),
-    foreignKeys: new Set(toOne.map((r) => describeForeignKey(r.column, registry.target(r).table, r.onDelete))),
+    // (A list of no parent newest first reads the primary key.)
+    plain: [resource.newestFirst === true ? [] : ['createdDate'], ...(resource.indexes ?? [])]
+      .map((names) => [...scope, ...names.map(columnOf), 'id'].join(', '))
+      .filter((index) => index !== 'id'),
+    // A link the record outlives (a change of an organization since deleted) has no foreign key.
+    foreignKeys: new Set(
+      toOne.flatMap((r) => (r.onDelete === 'keep' ? [] : [describeForeignKey(r.column, registry.target(r).table, r.onDelete)])),
+    ),
   };
 }
 
@@ -150,7 +156,7 @@ function compare(kind: StoreKind, resource: ResourceDeclaration, actual: TableSh
     }
   }
   const parentLink = registry.parentLink(resource);
-  if (parentLink !== undefined && actual.columns.get(parentLink.column)?.notNull !== true)
+  if (parentLink !== undefined && parentLink.onDelete !== 'keep' && actual.columns.get(parentLink.column)?.notNull !== true)
     problems.push(`${where}.${parentLink.column} may be null`);
   return problems;
 }

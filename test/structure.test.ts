@@ -17,12 +17,13 @@ const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'sr
 const mayName = (file: string) => file.startsWith('resources/') || file.startsWith('store/migrations/');
 const otherMeanings: Record<string, string[]> = {
   'auth/tokens.ts': ['team'],
-  // The change row's column that says what happened to a record (create, update, ...).
-  'engine/unit-of-work.ts': ['action'],
   // A notification's kind of event, as Terrakube's messages name it: a job's status, or a test.
   'http/routes/notification-routes.ts': ['job'],
   'notifications/messages.ts': ['job'],
   'notifications/job-notifications.ts': ['job'],
+  // The unit of work appends the change rows the audit trail's declarations only read; `action` is
+  // the change row's column that says what happened to a record (create, update, ...).
+  'engine/unit-of-work.ts': ['record_change', 'action'],
 };
 
 function sourceFiles(folder: string): string[] {

@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { schemaVersion } from '../store/migrate.js';
 import { packageVersion } from '../version.js';
+import { exportAudit, listAudit, type AuditFilters } from './audit.js';
 import { backup } from './backup.js';
 import { check } from './check.js';
 import { executor } from './executor.js';
@@ -89,6 +90,23 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     .description('revoke a token and every token created from it')
     .argument('<id>', 'the token id (its jti), as `stratum tokens list` shows it')
     .action((id: string) => revokeToken(id));
+
+  const audit = program
+    .command('audit')
+    .description('read the audit trail: every change of every record, who made it and through what, as an administrator at the console');
+  const filters = (command: Command) =>
+    command
+      .option('--organization <id>', 'the changes of one organization')
+      .option('--since <time>', 'changes at or after this time (ISO 8601, UTC unless it says otherwise)')
+      .option('--until <time>', 'changes before this time')
+      .option('--type <type>', 'changes of records of one type (workspace, variable, team, ...)')
+      .option('--actor <subject>', 'changes made by one subject (a user, a team token, a job)');
+  filters(audit.command('list').description('the newest changes, newest first, as a table'))
+    .option('--limit <n>', 'how many changes', '50')
+    .action((options: AuditFilters & { limit: string }) => listAudit(options));
+  filters(
+    audit.command('export').description('every matching change, newest first, as JSON lines (the attributes of GET /api/v1/audit_trail)'),
+  ).action((options: AuditFilters) => exportAudit(options));
 
   program
     .command('backup')

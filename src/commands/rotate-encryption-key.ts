@@ -7,7 +7,7 @@ import { findEncryptionKey, loadEncryptionKey, nextKeyFile, openSecretCipher, wr
 import { resealSecrets } from '../secrets/rotation.js';
 import { openConsoleStore, requireMigrated } from './console-store.js';
 import { CommandFailure } from './exit-codes.js';
-import { consoleAdministrator } from './tokens.js';
+import { consoleAdministrator } from './console-session.js';
 
 /**
  * `stratum rotate-encryption-key`: re-seals every secret and the sealed service keys under a new

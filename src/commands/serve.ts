@@ -14,6 +14,9 @@ import { createLogger } from '../log.js';
 import type { SecretCipher } from '../secrets/cipher.js';
 import { openSecretCipher } from '../secrets/encryption-key.js';
 import { openStore } from '../store/database.js';
+import { keepRecent } from '../store/retention.js';
+import { auditRecords } from '../resources/index.js';
+import { columnOf } from '../model/index.js';
 import { schemaVersion } from '../store/migrate.js';
 import { packageVersion } from '../version.js';
 import { fingerprint } from './check-keys.js';
@@ -103,6 +106,21 @@ export async function serve(): Promise<void> {
   // closed, delivering what the last requests committed.
   core.relay.start();
   order.last.push({ name: 'outbox relay', close: () => core.relay.stop() });
+  const stopPruning = keepRecent(
+    store,
+    {
+      table: auditRecords.trail.table,
+      timeColumn: columnOf(auditRecords.time),
+      days: config.audit.retentionDays,
+      intervalMs: config.audit.pruneIntervalMs,
+    },
+    {
+      pruned: (rows) =>
+        log.info({ rows, retentionDays: config.audit.retentionDays }, `pruned ${rows} change(s) older than the audit retention`),
+      failed: (message) => log.warn(`pruning the audit trail failed: ${message}`),
+    },
+  );
+  order.first.push({ name: 'audit retention', close: stopPruning });
   order.last.push({ name: 'store', close: () => store.close() });
   const address = listenerUrl(bound);
   const docs = `${listenerUrl(bound, 'localhost')}/api/docs`;

@@ -207,7 +207,7 @@ export async function findVisibleWhere(
   );
   const rows = await matching
     .selectAll('r')
-    .orderBy(sql`${sql.ref('r.created_date')} asc, ${sql.ref('r.id')} asc`)
+    .orderBy(listOrder(scope.engine, resource, [], 'r'))
     .execute();
   scope.budget.settle(reserved, rowsBytes(rows));
   return rows;

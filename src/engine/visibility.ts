@@ -89,7 +89,7 @@ function visibleAs(scope: Readers, resource: ResourceDeclaration, alias: string,
     const ownerId = check !== 'row' && parentId !== undefined ? sql`${parentId}` : column(link.column);
     let ownerCheck: TenantCheck = 'owner';
     if (owner === registry.tenant && !caller.isAdministrator) {
-      const member = readableTenant(registry, caller, ownerId, dialect);
+      const member = readableTenant(registry, caller, ownerId, dialect, resource.readFlag);
       // Records any grant holder of the tenant reads (its templates), besides those granted this record.
       const anyGrant = resource.readByGrantHolders === true ? grantedInTenant(registry, caller, ownerId, dialect) : undefined;
       const alternatives = [granted, anyGrant].filter((condition) => condition !== undefined);
@@ -101,6 +101,10 @@ function visibleAs(scope: Readers, resource: ResourceDeclaration, alias: string,
       } else if (check === 'done') {
         // Found visible as a record, the tenant may be so through a grant alone: its rows ask for the membership still.
         conditions.push(sql<SqlBool>`${member}`);
+      } else if (resource.readFlag !== undefined) {
+        // Read by the members of a flagged team alone: the membership asked here, the tenant need only be alive.
+        conditions.push(sql<SqlBool>`${member}`);
+        ownerCheck = 'alive';
       }
     }
     if (check === 'done') continue;

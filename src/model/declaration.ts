@@ -137,6 +137,24 @@ export interface ResourceDeclaration {
    */
   readByGrantHolders?: true;
   /**
+   * A boolean attribute of the membership resource (a team's `readAuditTrail`) that gates reading
+   * these records: inside a tenant only its administrators and the members of a membership record
+   * with the flag set read them; every other member finds none (an empty list, 404 for one), as for
+   * records of a tenant it cannot read. Checked in the SQL of every read, as tenancy is.
+   */
+  readFlag?: string;
+  /**
+   * Records the server appends once and never changes, which say themselves when and by whom (a
+   * change record): `false` leaves out the createdBy, createdDate, updatedBy and updatedDate every
+   * other record carries.
+   */
+  stamped?: false;
+  /**
+   * Lists without a sort read newest first, by id (UUIDv7, time-ordered), instead of in creation
+   * order: for records that carry no createdDate.
+   */
+  newestFirst?: true;
+  /**
    * Forms of JSON:API Atomic Operations that Elide takes and Terrakube's web UI sends for this
    * resource alone, accepted for it and refused for every other: `relationshipsBesideData`, the
    * to-many relationships whose linkage an add or update of a record may carry in a `relationships`
@@ -168,7 +186,8 @@ export interface ResourceDeclaration {
   /**
    * Lists the API promises to serve fast however many records one parent holds: each entry is an
    * index on (parent, these attributes, id), for a sort on its first attribute or a filter on a
-   * prefix of them. Every child resource also has (parent, createdDate, id), its default order.
+   * prefix of them. Every child resource also has (parent, createdDate, id), its default order
+   * ((parent, id) with `newestFirst`).
    */
   indexes?: readonly (readonly string[])[];
   membership?: Membership;
@@ -204,7 +223,11 @@ export interface PreparingWrite {
 export function defineResource(declaration: ResourceDeclaration): ResourceDeclaration {
   return {
     ...declaration,
-    attributes: Object.assign(Object.create(null) as Record<string, Attribute>, declaration.attributes, auditAttributes),
+    attributes: Object.assign(
+      Object.create(null) as Record<string, Attribute>,
+      declaration.attributes,
+      declaration.stamped === false ? {} : auditAttributes,
+    ),
     relationships: Object.assign(Object.create(null) as Record<string, Relationship>, declaration.relationships),
   };
 }

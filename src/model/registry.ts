@@ -59,6 +59,7 @@ export class Registry {
     this.grants = declarations.flatMap((d) => (d.grant === undefined ? [] : [{ resource: d, rules: d.grant }]));
     for (const declaration of declarations) this.check(declaration);
     for (const grant of this.grants) this.checkGrant(grant.resource, grant.rules);
+    for (const declaration of declarations) this.checkReadFlag(declaration);
   }
 
   all(): IterableIterator<ResourceDeclaration> {
@@ -109,7 +110,7 @@ export class Registry {
   /** The to-one links a record belongs to (its parent among them): it is hidden while any of them is. */
   belongsTo(resource: ResourceDeclaration): [string, ToOne][] {
     return Object.entries(resource.relationships).filter(
-      (entry): entry is [string, ToOne] => entry[1].kind === 'toOne' && entry[1].onDelete === 'cascade',
+      (entry): entry is [string, ToOne] => entry[1].kind === 'toOne' && entry[1].onDelete !== 'set null',
     );
   }
 
@@ -204,6 +205,25 @@ export class Registry {
         throw new Error(`${where}: reaches ${type} through ${through}, which is not a link of a record of the tenant to a ${parent.type}`);
       reach(type, { grant: resource, rules, column: link.column, through });
     }
+  }
+
+  /**
+   * Records gated by a membership flag are read through the membership alone: no grant may reach
+   * them, or a grant holder outside the flagged teams would read them.
+   */
+  private checkReadFlag(resource: ResourceDeclaration): void {
+    if (resource.readFlag === undefined) return;
+    const where = `resource ${resource.type}`;
+    const membership = this.membership?.resource;
+    if (membership === undefined || this.attribute(membership, resource.readFlag)?.kind !== 'boolean')
+      throw new Error(`${where}: its read flag ${resource.readFlag} is not a boolean attribute of the membership`);
+    if (
+      this.isGlobal(resource) ||
+      resource.readByGrantHolders === true ||
+      resource.grantsThrough !== undefined ||
+      this.reachesOf(resource).length > 0
+    )
+      throw new Error(`${where}: records read by a membership flag live in a tenant and are reached by no grant`);
   }
 
   private check(resource: ResourceDeclaration): void {

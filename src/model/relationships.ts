@@ -1,13 +1,16 @@
 /**
  * A to-one relationship stored as a foreign key column on this resource's table. `onDelete` is what
  * the schema does to this record when the linked one is deleted: a record deleted with the one it
- * links (`cascade`) belongs to it, so it is also hidden while that one is soft-deleted.
+ * links (`cascade`) belongs to it, so it is also hidden while that one is soft-deleted. A record
+ * that must outlive the one it links (`keep`: a change record, which describes an organization
+ * after it is gone) belongs to it in the same way while it lives, but no foreign key holds the
+ * column, which may also name no record at all.
  */
 export interface ToOne {
   kind: 'toOne';
   type: string;
   column: string;
-  onDelete: 'cascade' | 'set null';
+  onDelete: 'cascade' | 'set null' | 'keep';
   /** A write must link a record (not for the parent, which the path gives). */
   required: boolean;
   /**

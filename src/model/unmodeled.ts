@@ -1,4 +1,4 @@
-import type { Row, SecretReader } from './declaration.js';
+import type { ResourceDeclaration, Row, SecretReader } from './declaration.js';
 
 /** A field of a record Stratum does not model yet: a scalar, or a link to records of a declared type. */
 export type UnmodeledField = 'string' | 'boolean' | 'integer' | { linksTo: string };
@@ -44,4 +44,17 @@ export interface StateRecords {
   history: string;
   /** The capability that lets a caller read, write, lock and roll back a workspace's state. */
   capability: string;
+}
+
+/**
+ * The audit trail as the console and the retention of changes read it: the resource of every
+ * change of the service (its table, and its attributes for filters), and the attribute of their time.
+ */
+export interface AuditRecords {
+  trail: ResourceDeclaration;
+  time: string;
+  /** The attributes `stratum audit` filters on. */
+  organization: string;
+  recordType: string;
+  actorSubject: string;
 }

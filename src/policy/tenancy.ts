@@ -12,18 +12,26 @@ export type Reader = Pick<Caller, 'isAdministrator' | 'groups'>;
  * authorization is part of every query and paging totals count only what the caller sees.
  *
  * Administrators read every tenant; anyone else reads those where one of its groups names a
- * membership record (a team).
+ * membership record (a team), with `flag` set when the records read are gated by one.
  */
-export function readableTenant(registry: Registry, caller: Reader, tenantId: Expression<unknown>, dialect: Dialect): Expression<SqlBool> {
+export function readableTenant(
+  registry: Registry,
+  caller: Reader,
+  tenantId: Expression<unknown>,
+  dialect: Dialect,
+  /** A boolean attribute of the membership that must be set, for records gated by it (`readFlag`). */
+  flag?: string,
+): Expression<SqlBool> {
   if (caller.isAdministrator) return sql<SqlBool>`1 = 1`;
   const membership = registry.membership;
   const link = membership === undefined ? undefined : registry.parentLink(membership.resource);
   if (membership === undefined || link === undefined || caller.groups.length === 0) return sql<SqlBool>`1 = 0`;
   const table = sql.table(membership.resource.table);
   const group = sql.ref(`member.${columnOf(membership.rules.groupAttribute)}`);
+  const flagged = flag === undefined ? sql`` : sql` and ${sql.ref(`member.${columnOf(flag)}`)} = 1`;
   return rowExists(
     dialect,
-    sql`select 1 from ${table} as member where ${sql.ref(`member.${link.column}`)} = ${tenantId} and ${group} in (${sql.join(caller.groups)})`,
+    sql`select 1 from ${table} as member where ${sql.ref(`member.${link.column}`)} = ${tenantId} and ${group} in (${sql.join(caller.groups)})${flagged}`,
   );
 }
 

@@ -3,6 +3,22 @@ import type { AttributeValues } from '../model/index.js';
 /** The repository of the module example: publishing it reads its tags, so it must be one git can read. */
 export const exampleModuleSource = 'https://git.example.com/acme/terraform-aws-network.git';
 
+const changeExample: AttributeValues = {
+  at: '2025-01-15T09:30:00.000Z',
+  actorKind: 'user',
+  actorSubject: 'admin@example.com',
+  actorTokenKind: 'signed',
+  actorTokenId: null,
+  actorJobId: null,
+  recordType: 'variable',
+  recordId: '0194692e-6d2a-7c4e-9a6b-3f1c2d4e5f60',
+  action: 'update',
+  transport: 'jsonapi',
+  requestId: 'req-1',
+  clientAddress: '203.0.113.9',
+  attributes: JSON.stringify({ value: { sensitive: true }, description: { before: null, after: 'rotated' } }),
+};
+
 /**
  * Example attributes of each resource, as a person would send them: the API description shows them
  * as example requests and answers. A resource without an entry gets examples made from its
@@ -37,6 +53,8 @@ export const resourceExamples: Record<string, AttributeValues> = {
     apiUrl: 'https://api.github.com',
   },
   team: { name: 'platform-engineers', role: 'write' },
+  audit_event: changeExample,
+  audit_trail: { ...changeExample, organizationId: '0194692e-1b2c-7d3e-8f40-5a6b7c8d9e0f' },
   project: { name: 'networking', description: 'Network workspaces' },
   tag: { name: 'production' },
   globalvar: { key: 'TF_LOG', value: 'INFO', description: 'Log level of every run', category: 'ENV', sensitive: false },

@@ -4,6 +4,7 @@ import { changeJobStatus, type RunStatus } from './job-status.js';
 import { action } from './action.js';
 import { access } from './access.js';
 import { agent } from './agent.js';
+import { auditEvent, auditTrail } from './audit-event.js';
 import { collection } from './collection.js';
 import { federated, federatedClaim } from './federated.js';
 import { globalvar } from './globalvar.js';
@@ -38,6 +39,7 @@ export { permissionScopes, unmodeledRecords } from './terrakube-compat.js';
 export { registryRecords } from './registry-protocol.js';
 export { notificationRecords } from './notification.js';
 export { stateRecords } from './history.js';
+export { auditRecords } from './audit-event.js';
 
 /** What the executor reads and changes as it runs jobs; a job's status changes through the one place that keeps its workspace and listeners in step. */
 export const runRecords: RunRecords = {
@@ -101,6 +103,8 @@ export const registry = new Registry(
     job,
     step,
     history,
+    auditEvent,
+    auditTrail,
   ],
   terrakubeConventions,
 );

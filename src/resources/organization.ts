@@ -29,6 +29,7 @@ export const organization = defineResource({
     module: toMany('module', 'organization_id'),
     provider: toMany('provider', 'organization_id'),
     job: toMany('job', 'organization_id'),
+    auditEvent: toMany('audit_event', 'organization_id'),
   },
   softDelete: 'disabled',
   unique: ['name'],

@@ -88,6 +88,11 @@ export const recordPolicies: Record<string, RecordRules> = {
   step: writes(serverOnly),
   // Written by the state backend alone, as Terrakube's API does (its `history` is read-only there too).
   history: writes(serverOnly),
+  // The audit trail: written by the unit of work of each change alone, and never changed. Who reads
+  // an organization's is the team flag readAuditTrail (its declaration's readFlag); the whole
+  // service's, administrators.
+  audit_event: writes(serverOnly),
+  audit_trail: { read: onlyAdministrators, ...writes(serverOnly) },
 };
 
 /**

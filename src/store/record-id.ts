@@ -51,3 +51,12 @@ export function isSequenceId(id: string): boolean {
 export function isServerId(id: string): boolean {
   return isUuid(id) || isSequenceId(id);
 }
+
+/**
+ * The smallest id a record created at `time` or later can have: ids of records created before it
+ * sort below it, as the time leads every id.
+ */
+export function firstIdAt(time: Date): string {
+  const hex = Math.max(0, time.getTime()).toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-0000-0000-000000000000`;
+}

@@ -690,3 +690,39 @@ select "r".* from "history" as "r" where ("r"."workspace_id" = $1 and exists (se
 
 -- {"kind":"page","type":"history","idsOnly":true,"parentCheck":"done","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
 select "r"."id" from "history" as "r" where 1 = 1 order by "r"."created_date" asc, "r"."id" asc limit $1 offset $2
+
+-- {"kind":"record","type":"audit_event","lock":false,"visibility":{"depth":1,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "record_change" as "r" where "r"."id" = $1 and ("r"."organization_id" = $2 and exists (select 1 from "team" as member where "member"."organization_id" = "r"."organization_id" and "member"."name" in ($3, $4) and "member"."read_audit_trail" = 1) and exists (select 1 from "organization" as "r_organization" where "r_organization"."id" = "r"."organization_id" and ("r_organization"."disabled" = 0)))
+
+-- {"kind":"record","type":"audit_event","lock":true,"visibility":{"depth":1,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "record_change" as "r" where "r"."id" = $1 and ("r"."organization_id" = $2 and exists (select 1 from "team" as member where "member"."organization_id" = "r"."organization_id" and "member"."name" in ($3, $4) and "member"."read_audit_trail" = 1) and exists (select 1 from "organization" as "r_organization" where "r_organization"."id" = "r"."organization_id" and ("r_organization"."disabled" = 0))) for update
+
+-- {"kind":"record","type":"audit_event","lock":false,"visibility":{"depth":1,"reader":{"administrator":true,"groups":0}}}
+select "r".* from "record_change" as "r" where "r"."id" = $1 and ("r"."organization_id" = $2 and exists (select 1 from "organization" as "r_organization" where "r_organization"."id" = "r"."organization_id" and ("r_organization"."disabled" = 0 and 1 = 1)))
+
+-- {"kind":"insert","type":"audit_event","columns":["id","organization_id","at","actor_kind","actor_subject","actor_token_kind","actor_token_id","actor_job_id","record_type","record_id","action","transport","request_id","client_address","attributes"],"under":{"type":"organization","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}}
+insert into "record_change" ("id", "organization_id", "at", "actor_kind", "actor_subject", "actor_token_kind", "actor_token_id", "actor_job_id", "record_type", "record_id", "action", "transport", "request_id", "client_address", "attributes") select $1 as "id", $2 as "organization_id", $3 as "at", $4 as "actor_kind", $5 as "actor_subject", $6 as "actor_token_kind", $7 as "actor_token_id", $8 as "actor_job_id", $9 as "record_type", $10 as "record_id", $11 as "action", $12 as "transport", $13 as "request_id", $14 as "client_address", $15 as "attributes" where exists (select 1 as "one" from "organization" as "p" where "p"."id" = $16 and ("p"."disabled" = 0 and exists (select 1 from "team" as member where "member"."organization_id" = "p"."id" and "member"."name" in ($17, $18)))) returning *
+
+-- {"kind":"page","type":"audit_event","idsOnly":false,"parentCheck":"once","visibility":{"depth":1,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "record_change" as "r" where ("r"."organization_id" = $1 and exists (select 1 from "team" as member where "member"."organization_id" = $2 and "member"."name" in ($3, $4) and "member"."read_audit_trail" = 1) and exists (select 1 from "organization" as "r_organization" where "r_organization"."id" = $5 and ("r_organization"."disabled" = 0))) order by "r"."id" desc limit $6 offset $7
+
+-- {"kind":"page","type":"audit_event","idsOnly":true,"parentCheck":"done","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r"."id" from "record_change" as "r" where (exists (select 1 from "team" as member where "member"."organization_id" = "r"."organization_id" and "member"."name" in ($1, $2) and "member"."read_audit_trail" = 1)) order by "r"."id" desc limit $3 offset $4
+
+-- {"kind":"record","type":"audit_trail","lock":false,"visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "record_change" as "r" where "r"."id" = $1 and (1 = 0)
+
+-- {"kind":"record","type":"audit_trail","lock":true,"visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "record_change" as "r" where "r"."id" = $1 and (1 = 0) for update
+
+-- {"kind":"record","type":"audit_trail","lock":false,"visibility":{"depth":0,"reader":{"administrator":true,"groups":0}}}
+select "r".* from "record_change" as "r" where "r"."id" = $1 and (1 = 1)
+
+-- {"kind":"insert","type":"audit_trail","columns":["id","at","actor_kind","actor_subject","actor_token_kind","actor_token_id","actor_job_id","record_type","record_id","action","transport","request_id","client_address","attributes","organization_id"]}
+insert into "record_change" ("id", "at", "actor_kind", "actor_subject", "actor_token_kind", "actor_token_id", "actor_job_id", "record_type", "record_id", "action", "transport", "request_id", "client_address", "attributes", "organization_id") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) returning *
+
+-- {"kind":"page","type":"audit_trail","idsOnly":false,"parentCheck":"row","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "record_change" as "r" where (1 = 0) order by "r"."id" desc limit $1 offset $2
+
+-- {"kind":"page","type":"audit_trail","idsOnly":true,"parentCheck":"done","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r"."id" from "record_change" as "r" where (1 = 0) order by "r"."id" desc limit $1 offset $2

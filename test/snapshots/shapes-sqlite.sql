@@ -591,3 +591,39 @@ select "r".* from "history" as "r" where ("r"."workspace_id" = ? and (select 1 f
 
 -- {"kind":"page","type":"history","idsOnly":true,"parentCheck":"done","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
 select "r"."id" from "history" as "r" where 1 = 1 order by "r"."created_date" asc, "r"."id" asc limit ? offset ?
+
+-- {"kind":"record","type":"audit_event","lock":false,"visibility":{"depth":1,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "record_change" as "r" where "r"."id" = ? and ("r"."organization_id" = ? and (select 1 from "team" as member where "member"."organization_id" = "r"."organization_id" and "member"."name" in (?, ?) and "member"."read_audit_trail" = 1 limit 1) is not null and (select 1 from "organization" as "r_organization" where "r_organization"."id" = "r"."organization_id" and ("r_organization"."disabled" = 0) limit 1) is not null)
+
+-- {"kind":"record","type":"audit_event","lock":true,"visibility":{"depth":1,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "record_change" as "r" where "r"."id" = ? and ("r"."organization_id" = ? and (select 1 from "team" as member where "member"."organization_id" = "r"."organization_id" and "member"."name" in (?, ?) and "member"."read_audit_trail" = 1 limit 1) is not null and (select 1 from "organization" as "r_organization" where "r_organization"."id" = "r"."organization_id" and ("r_organization"."disabled" = 0) limit 1) is not null) for update
+
+-- {"kind":"record","type":"audit_event","lock":false,"visibility":{"depth":1,"reader":{"administrator":true,"groups":0}}}
+select "r".* from "record_change" as "r" where "r"."id" = ? and ("r"."organization_id" = ? and (select 1 from "organization" as "r_organization" where "r_organization"."id" = "r"."organization_id" and ("r_organization"."disabled" = 0 and 1 = 1) limit 1) is not null)
+
+-- {"kind":"insert","type":"audit_event","columns":["id","organization_id","at","actor_kind","actor_subject","actor_token_kind","actor_token_id","actor_job_id","record_type","record_id","action","transport","request_id","client_address","attributes"],"under":{"type":"organization","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}}
+insert into "record_change" ("id", "organization_id", "at", "actor_kind", "actor_subject", "actor_token_kind", "actor_token_id", "actor_job_id", "record_type", "record_id", "action", "transport", "request_id", "client_address", "attributes") select ? as "id", ? as "organization_id", ? as "at", ? as "actor_kind", ? as "actor_subject", ? as "actor_token_kind", ? as "actor_token_id", ? as "actor_job_id", ? as "record_type", ? as "record_id", ? as "action", ? as "transport", ? as "request_id", ? as "client_address", ? as "attributes" where exists (select 1 as "one" from "organization" as "p" where "p"."id" = ? and ("p"."disabled" = 0 and (select 1 from "team" as member where "member"."organization_id" = "p"."id" and "member"."name" in (?, ?) limit 1) is not null)) returning *
+
+-- {"kind":"page","type":"audit_event","idsOnly":false,"parentCheck":"once","visibility":{"depth":1,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "record_change" as "r" where ("r"."organization_id" = ? and (select 1 from "team" as member where "member"."organization_id" = ? and "member"."name" in (?, ?) and "member"."read_audit_trail" = 1 limit 1) is not null and (select 1 from "organization" as "r_organization" where "r_organization"."id" = ? and ("r_organization"."disabled" = 0) limit 1) is not null) order by "r"."id" desc limit ? offset ?
+
+-- {"kind":"page","type":"audit_event","idsOnly":true,"parentCheck":"done","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r"."id" from "record_change" as "r" where ((select 1 from "team" as member where "member"."organization_id" = "r"."organization_id" and "member"."name" in (?, ?) and "member"."read_audit_trail" = 1 limit 1) is not null) order by "r"."id" desc limit ? offset ?
+
+-- {"kind":"record","type":"audit_trail","lock":false,"visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "record_change" as "r" where "r"."id" = ? and (1 = 0)
+
+-- {"kind":"record","type":"audit_trail","lock":true,"visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "record_change" as "r" where "r"."id" = ? and (1 = 0) for update
+
+-- {"kind":"record","type":"audit_trail","lock":false,"visibility":{"depth":0,"reader":{"administrator":true,"groups":0}}}
+select "r".* from "record_change" as "r" where "r"."id" = ? and (1 = 1)
+
+-- {"kind":"insert","type":"audit_trail","columns":["id","at","actor_kind","actor_subject","actor_token_kind","actor_token_id","actor_job_id","record_type","record_id","action","transport","request_id","client_address","attributes","organization_id"]}
+insert into "record_change" ("id", "at", "actor_kind", "actor_subject", "actor_token_kind", "actor_token_id", "actor_job_id", "record_type", "record_id", "action", "transport", "request_id", "client_address", "attributes", "organization_id") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *
+
+-- {"kind":"page","type":"audit_trail","idsOnly":false,"parentCheck":"row","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r".* from "record_change" as "r" where (1 = 0) order by "r"."id" desc limit ? offset ?
+
+-- {"kind":"page","type":"audit_trail","idsOnly":true,"parentCheck":"done","visibility":{"depth":0,"reader":{"administrator":false,"groups":2}}}
+select "r"."id" from "record_change" as "r" where (1 = 0) order by "r"."id" desc limit ? offset ?

@@ -31,3 +31,13 @@ export interface CallerToken {
 export function auditName(caller: Caller): string {
   return caller.email ?? caller.subject;
 }
+
+/** The service itself as the caller, for work no token asked for (the executor, deliveries, recovery). */
+export const serviceCaller: Caller = {
+  subject: 'stratum',
+  email: undefined,
+  name: 'Stratum',
+  groups: [],
+  isAdministrator: true,
+  token: { kind: 'service', trackedId: undefined, expiresAt: undefined },
+};

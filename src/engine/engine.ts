@@ -1,5 +1,5 @@
 import type { ApiTokens } from '../auth/api-tokens.js';
-import type { Caller } from '../auth/caller.js';
+import { serviceCaller, type Caller } from '../auth/caller.js';
 import type { ApiError } from '../errors.js';
 import type { Registry, SecretReader } from '../model/index.js';
 import { permissionFlagNames } from '../policy/capabilities.js';
@@ -115,16 +115,6 @@ export interface ServiceAccess {
   session: Session;
   secrets(tenantId: string): SecretReader;
 }
-
-/** The service itself as the caller, for work no token asked for. */
-const serviceCaller: Caller = {
-  subject: 'stratum',
-  email: undefined,
-  name: 'Stratum',
-  groups: [],
-  isAdministrator: true,
-  token: { kind: 'service', trackedId: undefined, expiresAt: undefined },
-};
 
 /** The API error a failure of the store is answered with; undefined for one nobody can explain (a bug). */
 export function explainFailure(error: unknown): ApiError | undefined {

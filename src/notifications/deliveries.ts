@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Caller } from '../auth/caller.js';
+import { serviceCaller, type Caller } from '../auth/caller.js';
 import { keptChange, type KeptRowChange, type KeptTable } from '../engine/changes.js';
 import { UnitOfWork, type Provenance } from '../engine/unit-of-work.js';
 import { columnOf, type Database, type Row } from '../model/index.js';
@@ -87,17 +87,7 @@ export interface DeliveryActor {
 }
 
 /** The service itself, delivering what a job's status change says. */
-const serviceActor: DeliveryActor = {
-  caller: {
-    subject: 'stratum',
-    email: undefined,
-    name: 'Stratum',
-    groups: [],
-    isAdministrator: true,
-    token: { kind: 'service', trackedId: undefined, expiresAt: undefined },
-  },
-  provenance: { transport: 'service' },
-};
+const serviceActor: DeliveryActor = { caller: serviceCaller, provenance: { transport: 'service' } };
 
 /**
  * Delivers messages to notification destinations and records each delivery with its answer: the

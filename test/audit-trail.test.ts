@@ -189,6 +189,39 @@ describeEachStore('the audit trail of an organization', (context) => {
     assert.ok(events(filtered).length > 0 && events(filtered).every((row) => row.attributes.organizationId === other));
   });
 
+  it('records a team token issued and revoked, with its kind, team and description, never the token', async () => {
+    const { server } = context;
+    const group = `ci-${randomUUID()}`;
+    await createRecord(server, `/api/v1/organization/${organization}/team`, 'team', { name: group });
+    const issued = await server.post('/access-token/v1/teams', { description: 'deploys', days: 30, group });
+    assert.equal(issued.status, 201, issued.text);
+    const id = String(issued.body.id);
+    assert.equal((await server.delete(`/access-token/v1/teams/${id}`)).status, 202);
+    const filter = encodeURIComponent(`recordId==${id}`);
+    const response = await server.get(`/api/v1/audit_trail?filter[audit_trail]=${filter}&page[size]=100`);
+    assert.equal(response.status, 200, response.text);
+    const rows = events(response);
+    assert.deepEqual(
+      rows.map((row) => row.attributes.action),
+      ['revoke', 'issue'],
+      response.text,
+    );
+    const [revoked, created] = rows;
+    assert.ok(revoked !== undefined && created !== undefined);
+    assert.equal(created.attributes.actorKind, 'user');
+    assert.equal(created.attributes.transport, 'jsonapi');
+    const shown = JSON.parse(String(created.attributes.attributes)) as Record<string, { after?: unknown }>;
+    assert.equal(shown.kind?.after, 'team');
+    assert.equal(shown.team?.after, group);
+    assert.equal(shown.description?.after, 'deploys');
+    assert.ok(
+      typeof (JSON.parse(String(revoked.attributes.attributes)) as { revokedAt?: { after?: unknown } }).revokedAt?.after === 'string',
+    );
+    // The token itself, or any part of its signature, is in no change.
+    const token = String(issued.body.token);
+    assert.ok(!response.text.includes(token) && !response.text.includes(token.split('.')[2] ?? token), response.text);
+  });
+
   it('refuses every write of the trail, through every door', async () => {
     const [one] = events(await context.server.get(trail()));
     assert.ok(one !== undefined);

@@ -388,6 +388,15 @@ async function organizationWithEverything(
     });
     if (linked.status !== 204) throw new Error(`linking the ${type} answered ${linked.status}: ${linked.text}`);
   }
+  // A change of the organization's audit trail, and one of the whole service's.
+  for (const [type, path] of [
+    ['audit_event', `/api/v1/organization/${organization}/auditEvent?page[size]=1`],
+    ['audit_trail', '/api/v1/audit_trail?page[size]=1'],
+  ] as const) {
+    const [change] = (await server.get(path)).body.data as { id: string }[];
+    if (change === undefined) throw new Error(`no ${type} record at ${path}`);
+    ids[type] = change.id;
+  }
   return { ids, spareWorkspace };
 }
 

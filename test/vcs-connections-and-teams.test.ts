@@ -278,6 +278,8 @@ describeEachStore('VCS connections, workspace links and teams', (context) => {
         manageCollection: false,
         planJob: false,
         approveJob: false,
+        // Stratum's own flag: whether its members read the organization's audit trail.
+        readAuditTrail: false,
         createdBy: 'admin@example.com',
         createdDate: undefined,
         updatedBy: 'admin@example.com',

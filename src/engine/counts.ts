@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { columnOf } from '../model/index.js';
 import { locateRecord, type RecordAddress } from './locate.js';
-import { inWrite, type Scope } from './scope.js';
+import { inOneStatement, type Scope } from './scope.js';
 
 /**
  * Adds one to a count the server keeps on a record the caller can see (404 otherwise), such as a
@@ -15,7 +15,8 @@ export async function countUse(scope: Scope, address: RecordAddress, attribute: 
   if (declared?.kind !== 'integer' || !declared.readOnly) throw new Error(`${resource.type}.${attribute} is no count the server keeps`);
   const row = await locateRecord(scope, address);
   const column = sql.ref(columnOf(attribute));
-  await inWrite(scope, resource, false, (tx) =>
+  // One UPDATE, which changes no attribute anyone wrote: on PostgreSQL no transaction of its own.
+  await inOneStatement(scope, resource, true, (tx) =>
     tx.db
       .updateTable(resource.table)
       .set({ [columnOf(attribute)]: sql`case when ${column} < ${declared.max} then ${column} + 1 else ${column} end` })

@@ -9,7 +9,7 @@ import { databaseApiError, retryOnContention } from '../store/failures.js';
 import type { QueryShapes } from '../store/query-shapes.js';
 import type { QueryShape } from './query-shapes.js';
 import type { ResponseBudget, ResponseMemory } from './response-memory.js';
-import { UnitOfWork, type Provenance } from './unit-of-work.js';
+import { inUnitOfWork, UnitOfWork, type Provenance } from './unit-of-work.js';
 
 /** What the operations on records need: the declarations, who may write them, the store and the secrets' key. */
 export interface EngineParts {
@@ -53,44 +53,23 @@ export interface Scope {
 }
 
 /**
- * Runs work as one transaction, committed (and on both stores flushed to disk) before it returns;
- * inside an open transaction (a batch of operations), as part of it. Database failures leave as API
- * errors, a unique violation naming the attribute of `resource`.
+ * Runs a write as one transaction, committed (and on both stores flushed to disk) before it
+ * returns, with its unit of work: the changes it records and the events it emits are written in
+ * the same transaction, so they exist exactly when the write does. Inside an open transaction (a
+ * batch) it is part of that one. A transaction that loses to a concurrent one runs again, whole,
+ * with a fresh unit. The events it emitted are outbox rows of its transaction: once it has
+ * committed, the engine is told, so that they are delivered at once. Database failures leave as
+ * API errors, a unique violation naming the attribute of `resource`.
  */
 export async function inTransaction<T>(
   scope: Scope,
   resource: ResourceDeclaration | undefined,
   work: (scope: Scope) => Promise<T>,
 ): Promise<T> {
-  return inWrite(scope, resource, true, work);
-}
-
-/**
- * Runs a write as one transaction, committed (and on both stores flushed to disk) before it
- * returns, with its unit of work: the changes it records and the events it emits are written in
- * the same transaction, so they exist exactly when the write does. Inside an open transaction (a
- * batch) it is part of that one. A transaction that loses to a concurrent one runs again, whole,
- * with a fresh unit. The events it emitted are outbox rows of its transaction: once it has
- * committed, the engine is told, so that they are delivered at once.
- * Database failures leave as API errors. (`atomic` is kept for the callers that say whether their
- * write is one statement; every write is a transaction now that it also writes its change rows.)
- */
-export async function inWrite<T>(
-  scope: Scope,
-  resource: ResourceDeclaration | undefined,
-  _atomic: boolean,
-  work: (scope: Scope) => Promise<T>,
-): Promise<T> {
   try {
     if (scope.db.isTransaction) return await work(scope);
-    let unit = new UnitOfWork(scope.caller, scope.provenance);
-    const result = await retryOnContention(() =>
-      scope.db.transaction().execute(async (trx) => {
-        unit = new UnitOfWork(scope.caller, scope.provenance);
-        const done = await work({ ...scope, db: trx, work: unit });
-        await unit.flush(trx);
-        return done;
-      }),
+    const { result, unit } = await retryOnContention(() =>
+      inUnitOfWork(scope.db, scope.caller, scope.provenance, (trx, unit) => work({ ...scope, db: trx, work: unit })),
     );
     if (unit.emitted) scope.engine.eventsCommitted();
     return result;
@@ -100,17 +79,20 @@ export async function inWrite<T>(
 }
 
 /**
- * Runs a write that is one statement on PostgreSQL, change row included (a data-modifying WITH),
- * outside a transaction: the statement commits alone, with its change or not at all, in one round
- * trip. `work` must write what its unit records itself: anything left in the unit is a bug. On the
- * embedded store, or inside an open transaction, it is a write like any other.
+ * Runs a write that is one statement on PostgreSQL (`oneStatement`), its change row included (a
+ * data-modifying WITH), outside a transaction: the statement commits alone, with its change or not
+ * at all, in one round trip. `work`, told `single`, must then write what its unit records itself:
+ * anything left in the unit is a bug. On the embedded store, inside an open transaction, or for a
+ * write of more statements, it is a transaction like any other.
  */
 export async function inOneStatement<T>(
   scope: Scope,
   resource: ResourceDeclaration | undefined,
+  oneStatement: boolean,
   work: (scope: Scope, single: boolean) => Promise<T>,
 ): Promise<T> {
-  if (scope.db.isTransaction || scope.engine.store.dialect !== 'postgres') return inWrite(scope, resource, true, (tx) => work(tx, false));
+  if (!oneStatement || scope.db.isTransaction || scope.engine.store.dialect !== 'postgres')
+    return inTransaction(scope, resource, (tx) => work(tx, false));
   try {
     return await retryOnContention(async () => {
       const unit = new UnitOfWork(scope.caller, scope.provenance);

@@ -24,7 +24,7 @@ import {
   type NamedRelationship,
   type RelationshipContent,
 } from './relationships.js';
-import { inWrite, type Scope } from './scope.js';
+import { inTransaction, type Scope } from './scope.js';
 import type { StateAccess, StatePlace } from './state-access.js';
 import { WorkspaceState } from './state.js';
 import { issueToken, listEveryToken, listTokens, revokeAnyToken, revokeToken, type IssuedToken } from './tokens.js';
@@ -213,7 +213,7 @@ export class Session {
    */
   async batch<T>(work: (session: Session) => Promise<T>): Promise<T> {
     if (this.scope.db.isTransaction) return work(this);
-    return inWrite(this.scope, undefined, true, (scope) => work(new Session(scope)));
+    return inTransaction(this.scope, undefined, (scope) => work(new Session(scope)));
   }
 
   /**

@@ -11,7 +11,7 @@ import { listedTokens } from '../policy/tokens.js';
 import { isUuid, newRecordId } from '../store/record-id.js';
 import { recordKeptChange } from './changes.js';
 import { insertKept } from './kept-rows.js';
-import { inTransaction, inWrite, type Scope } from './scope.js';
+import { inTransaction, type Scope } from './scope.js';
 
 /** A token just issued: its record as its creators list it, and the token itself, shown this once. */
 export type IssuedToken = TokenView & { token: string };
@@ -44,7 +44,7 @@ export async function issueToken(scope: Scope, kind: TrackedKind, request: Token
     ...auditColumns(auditName(caller), now.toISOString(), 'create'),
   };
   // A token is of the whole service, in no organization.
-  await inWrite(scope, undefined, false, (tx) => insertKept(tx, tokenChanges, row, { organizationId: undefined, action: 'issue' }));
+  await inTransaction(scope, undefined, (tx) => insertKept(tx, tokenChanges, row, { organizationId: undefined, action: 'issue' }));
   return { ...viewOf(row), token };
 }
 

@@ -206,16 +206,34 @@ export class UnitOfWork {
     const outbox = this.outboxRows();
     this.changes.length = 0;
     this.events.length = 0;
-    // Bounded statements: a hook that rewrites hundreds of records stays under every driver's limit of bound values.
-    for (let start = 0; start < rows.length; start += 500)
-      await db
-        .insertInto(changeTable)
-        .values(rows.slice(start, start + 500))
-        .execute();
-    for (let start = 0; start < outbox.length; start += 500)
-      await db
-        .insertInto(outboxTable)
-        .values(outbox.slice(start, start + 500))
-        .execute();
+    await insertBatched(db, changeTable, rows);
+    await insertBatched(db, outboxTable, outbox);
   }
+}
+
+/** Rows in statements of 500 at most: a hook that rewrites hundreds of records stays under every driver's limit of bound values. */
+async function insertBatched(db: Kysely<Database>, table: string, rows: readonly Record<string, unknown>[]): Promise<void> {
+  for (let start = 0; start < rows.length; start += 500)
+    await db
+      .insertInto(table)
+      .values(rows.slice(start, start + 500))
+      .execute();
+}
+
+/**
+ * Runs `work` in a transaction of `db` with a fresh unit of work of `caller`'s, whose changes and
+ * events are written before the commit: the one way a write and its record are made together.
+ */
+export function inUnitOfWork<T>(
+  db: Kysely<Database>,
+  caller: Caller,
+  provenance: Provenance,
+  work: (trx: Kysely<Database>, unit: UnitOfWork) => Promise<T>,
+): Promise<{ result: T; unit: UnitOfWork }> {
+  return db.transaction().execute(async (trx) => {
+    const unit = new UnitOfWork(caller, provenance);
+    const result = await work(trx, unit);
+    await unit.flush(trx);
+    return { result, unit };
+  });
 }

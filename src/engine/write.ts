@@ -3,7 +3,7 @@ import { notFound } from '../errors.js';
 import { auditColumns, toColumns, type AttributeValues, type ResourceDeclaration, type Row, type WriteContext } from '../model/index.js';
 import type { WriteAction } from '../policy/rules.js';
 import { newRecordId } from '../store/record-id.js';
-import { inOneStatement, inTransaction, inWrite, type Scope } from './scope.js';
+import { inOneStatement, inTransaction, type Scope } from './scope.js';
 import { defaultOf } from './attribute-values.js';
 import { recordInput, type InputReader, type RecordInput } from './input.js';
 import { CreatePlan, noTenant, type TenantId } from './create-plan.js';
@@ -44,10 +44,7 @@ export async function createRecord(
     resource.sequenceIds === true ||
     Object.values(resource.relationships).some((r) => r.kind === 'manyToMany');
   const prepared = await prepareCreate(scope, collection, readInput, generated);
-  const write = atomic
-    ? (work: (tx: Scope, single: boolean) => Promise<Row>) => inWrite(scope, resource, true, (tx) => work(tx, false))
-    : (work: (tx: Scope, single: boolean) => Promise<Row>) => inOneStatement(scope, resource, work);
-  const row = await write(async (tx, single) => {
+  const row = await inOneStatement(scope, resource, !atomic, async (tx, single) => {
     const plan = new CreatePlan(tx, collection, generated);
     const now = new Date().toISOString();
     let members: RecordInput['members'] = {};

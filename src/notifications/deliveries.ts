@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { serviceCaller, type Caller } from '../auth/caller.js';
 import { keptChange, type KeptRowChange, type KeptTable } from '../engine/changes.js';
-import { UnitOfWork, type Provenance } from '../engine/unit-of-work.js';
+import { inUnitOfWork, type Provenance } from '../engine/unit-of-work.js';
 import { columnOf, type Database, type Row } from '../model/index.js';
 import type { Destinations } from '../outbound/destinations.js';
 import { postJson, type OutboundLimits } from '../outbound/post.js';
@@ -188,11 +188,9 @@ export class Notifier {
     target: DeliveryTarget,
     write: (db: Kysely<Database>) => Promise<unknown>,
   ): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+    await inUnitOfWork(this.db, by.caller, by.provenance, async (trx, unit) => {
       await write(trx);
-      const work = new UnitOfWork(by.caller, by.provenance);
-      work.record(keptChange(deliveryChanges, { ...change, organizationId: target.organizationId }));
-      await work.flush(trx);
+      unit.record(keptChange(deliveryChanges, { ...change, organizationId: target.organizationId }));
     });
   }
 

@@ -28,26 +28,35 @@ export function changedAttributes(
     if (field.name in auditAttributes) continue;
     const was = before?.[field.column] ?? null;
     const is = after?.[field.column] ?? null;
-    if (before !== undefined && after !== undefined && sameStored(was, is)) continue;
     if ((before !== undefined && isSecretIn(field.attribute, before)) || (after !== undefined && isSecretIn(field.attribute, after))) {
-      changed[field.name] = { sensitive: true };
+      if (before === undefined || after === undefined || !sameStored(was, is)) changed[field.name] = { sensitive: true };
       continue;
     }
-    // A create or delete lists the values the record holds, not the empty ones it does not.
-    if ((before === undefined || after === undefined) && was === null && is === null) continue;
-    changed[field.name] = {
-      before: before === undefined ? undefined : fromColumn(field.attribute, was),
-      after: after === undefined ? undefined : fromColumn(field.attribute, is),
-    };
+    const value = valueChange({ before, after }, was, is, (stored) => fromColumn(field.attribute, stored));
+    if (value !== undefined) changed[field.name] = value;
   }
   for (const [name, link] of Object.entries(resource.relationships)) {
     if (link.kind !== 'toOne') continue;
-    const was = before?.[link.column] ?? null;
-    const is = after?.[link.column] ?? null;
-    if (sameStored(was, is)) continue;
-    changed[name] = { before: before === undefined ? undefined : linkValue(was), after: after === undefined ? undefined : linkValue(is) };
+    const value = valueChange({ before, after }, before?.[link.column] ?? null, after?.[link.column] ?? null, linkValue);
+    if (value !== undefined) changed[name] = value;
   }
   return changed;
+}
+
+/**
+ * One value of a change, as `shown`: none when both rows hold the same, or when a row that came or
+ * went held nothing there (a create or delete lists what the record holds, not what it does not).
+ */
+function valueChange<V>(
+  rows: { before: Row | undefined; after: Row | undefined },
+  was: unknown,
+  is: unknown,
+  shown: (stored: unknown) => V,
+): { before: V | undefined; after: V | undefined } | undefined {
+  const { before, after } = rows;
+  if (before !== undefined && after !== undefined && sameStored(was, is)) return undefined;
+  if ((before === undefined || after === undefined) && was === null && is === null) return undefined;
+  return { before: before === undefined ? undefined : shown(was), after: after === undefined ? undefined : shown(is) };
 }
 
 /** Column values as both drivers return them: a number one gives as a string the other gives as a number. */
@@ -71,7 +80,7 @@ export function recordChange(
 ): void {
   const attributes = changedAttributes(resource, change.before, change.after);
   if (options.unlessUnchanged === true && Object.keys(attributes).length === 0) return;
-  changeUnit(tx, resource).record({
+  changeUnit(tx, resource.type).record({
     organizationId: change.organizationId,
     type: resource.type,
     id: String(change.id),
@@ -81,8 +90,8 @@ export function recordChange(
 }
 
 /** The unit of work of the write `tx` is part of: every change is made in one. */
-export function changeUnit(tx: Scope, resource?: ResourceDeclaration): UnitOfWork {
-  if (tx.work === undefined) throw new Error(`a ${resource?.type ?? 'record'} was changed outside a unit of work`);
+export function changeUnit(tx: Scope, type = 'record'): UnitOfWork {
+  if (tx.work === undefined) throw new Error(`a ${type} was changed outside a unit of work`);
   return tx.work;
 }
 
@@ -92,29 +101,23 @@ export async function organizationOf(tx: Scope, resource: ResourceDeclaration, t
 }
 
 /**
- * The organization of a record of `resource` whose parent is `parentId`, without a query of its
- * own: the parent's id when the parent is the organization, else a subquery up its parents.
+ * The organization of a row of `resource` as SQL, from its columns as `column` gives them: its own
+ * id for the organization, null for a record of the whole service, else its parent's, through a
+ * subquery for each parent above the first; nothing is read before the statement that uses it.
  */
-export function organizationAbove(tx: Scope, resource: ResourceDeclaration, parentId: unknown): Change['organizationId'] {
-  const { registry } = tx.engine;
-  if (registry.isGlobal(resource)) return undefined;
-  const link = registry.parentLink(resource);
-  if (link === undefined) return undefined;
-  const parent = registry.target(link);
-  return parent === registry.tenant ? String(parentId) : organizationOfRecord(registry, parent, sql`${String(parentId)}`);
-}
-
-/**
- * The organization of the record of `resource` whose id `id` gives, as SQL: the id itself for the
- * organization, null for a record of the whole service, else a subquery up the record's parents.
- */
-export function organizationOfRecord(registry: Registry, resource: ResourceDeclaration, id: Expression<unknown>): Expression<unknown> {
+export function organizationOfRow(
+  registry: Registry,
+  resource: ResourceDeclaration,
+  column: (name: string) => Expression<unknown>,
+): Expression<unknown> {
   if (registry.isGlobal(resource)) return sql`null`;
   const link = registry.parentLink(resource);
-  if (link === undefined) return id;
-  const column = sql`(select ${sql.ref(link.column)} from ${sql.table(resource.table)} where ${sql.ref('id')} = ${id})`;
+  if (link === undefined) return column('id');
   const parent = registry.target(link);
-  return parent === registry.tenant ? column : organizationOfRecord(registry, parent, column);
+  const parentId = column(link.column);
+  return organizationOfRow(registry, parent, (name) =>
+    name === 'id' ? parentId : sql`(select ${sql.ref(name)} from ${sql.table(parent.table)} where ${sql.ref('id')} = ${parentId})`,
+  );
 }
 
 /**
@@ -132,8 +135,7 @@ export interface KeptTable {
 
 /** Records, in the unit of work of the write `tx` is part of, a change of one row of a kept table. */
 export function recordKeptChange(tx: Scope, kept: KeptTable, change: KeptRowChange): void {
-  if (tx.work === undefined) throw new Error(`a ${kept.type} was changed outside a unit of work`);
-  tx.work.record(keptChange(kept, change));
+  changeUnit(tx, kept.type).record(keptChange(kept, change));
 }
 
 export interface KeptRowChange {
@@ -147,14 +149,8 @@ export interface KeptRowChange {
 export function keptChange(kept: KeptTable, change: KeptRowChange): Change {
   const attributes: Record<string, ChangedValue> = {};
   for (const [name, column] of Object.entries(kept.shown)) {
-    const was = change.before?.[column] ?? null;
-    const is = change.after?.[column] ?? null;
-    if (change.before !== undefined && change.after !== undefined && sameStored(was, is)) continue;
-    if ((change.before === undefined || change.after === undefined) && was === null && is === null) continue;
-    attributes[name] = {
-      before: change.before === undefined ? undefined : keptValue(was),
-      after: change.after === undefined ? undefined : keptValue(is),
-    };
+    const value = valueChange(change, change.before?.[column] ?? null, change.after?.[column] ?? null, keptValue);
+    if (value !== undefined) attributes[name] = value;
   }
   const id = (change.after ?? change.before)?.[kept.key];
   return { organizationId: change.organizationId, type: kept.type, id: String(id), action: change.action, attributes };

@@ -1,10 +1,10 @@
-import { sql, type Compilable, type RawBuilder, type SqlBool } from 'kysely';
-import type { Registry, ResourceDeclaration, Row } from '../model/index.js';
+import { sql, type Compilable, type SqlBool } from 'kysely';
+import type { Row } from '../model/index.js';
 import { listOrder } from './order.js';
 import type { QueryShape, VisibilityShape } from './query-shapes.js';
 import type { QueryBasis } from './scope.js';
 import { parentVisibilityCondition, visibilityCondition } from './visibility.js';
-import { organizationOfRecord } from './changes.js';
+import { organizationOfRow } from './changes.js';
 import { changeTable, changeValueColumns } from './unit-of-work.js';
 
 /** Builds the query of a shape with `values` in their places: the values themselves, or the slots they go into. */
@@ -51,7 +51,7 @@ export function buildShape(parts: QueryBasis, shape: QueryShape, values: readonl
       if (parts.store.dialect !== 'postgres') throw new Error('an INSERT with its change row is one statement on PostgreSQL alone');
       // The inserted row is not visible to the rest of the statement: its organization is read
       // from its own columns and its parents'.
-      const organization = organizationOfNew(registry, resource);
+      const organization = organizationOfRow(registry, resource, (name) => sql.ref(`inserted.${name}`));
       return db
         .with('inserted', () => insert)
         .with('recorded', (w) =>
@@ -63,7 +63,7 @@ export function buildShape(parts: QueryBasis, shape: QueryShape, values: readonl
                 .selectFrom('inserted')
                 .select([
                   ...changeValueColumns.map((name, index) => sql`${change[index]}`.as(name)),
-                  organization.as('organization_id'),
+                  sql`${organization}`.as('organization_id'),
                   sql`${sql.ref('inserted.id')}`.as('record_id'),
                 ]),
             ),
@@ -93,14 +93,4 @@ function visibilityIn(parts: QueryBasis, shape: VisibilityShape, values: readonl
     scope: { engine: parts, caller: { isAdministrator: shape.reader.administrator, groups } },
     pathIds: values.slice(0, shape.depth) as string[],
   };
-}
-
-/** The organization of the row an INSERT returns as `inserted`, from its own columns and its parents'. */
-function organizationOfNew(registry: Registry, resource: ResourceDeclaration): RawBuilder<unknown> {
-  if (registry.isGlobal(resource)) return sql`null`;
-  const link = registry.parentLink(resource);
-  if (link === undefined) return sql`${sql.ref('inserted.id')}`;
-  const parent = registry.target(link);
-  const parentId = sql`${sql.ref(`inserted.${link.column}`)}`;
-  return parent === registry.tenant ? parentId : sql`${organizationOfRecord(registry, parent, parentId)}`;
 }

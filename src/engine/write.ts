@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { auditName } from '../auth/caller.js';
 import { notFound } from '../errors.js';
 import { auditColumns, toColumns, type AttributeValues, type ResourceDeclaration, type Row, type WriteContext } from '../model/index.js';
@@ -17,7 +18,7 @@ import { openedRecord, sealSecrets } from './seal.js';
 import { checkPrecondition, type Precondition } from './versions.js';
 import { guardCreate, prepareCreate, prepareUpdate } from './write-preparation.js';
 import { writeMembers } from './members.js';
-import { changedAttributes, changeUnit, organizationAbove, organizationOf, recordChange } from './changes.js';
+import { changedAttributes, changeUnit, organizationOf, organizationOfRow, recordChange } from './changes.js';
 import type { Change } from './unit-of-work.js';
 import { checkIdAttributes, linkColumns } from './link-checks.js';
 
@@ -164,8 +165,7 @@ function createdIn(tx: Scope, collection: CollectionAddress, row: Row): Change['
   if (resource === registry.tenant) return String(row.id);
   const first = collection.ancestors[0];
   if (first !== undefined && first.resource === registry.tenant) return first.id;
-  const link = registry.parentLink(resource);
-  return link === undefined ? undefined : organizationAbove(tx, resource, row[link.column]);
+  return organizationOfRow(registry, resource, (name) => sql`${String(row[name])}`);
 }
 
 /** The tenant of a stored record, looked up when first asked for. */

@@ -8,7 +8,7 @@ import { Notifier } from './notifications/deliveries.js';
 import { JobNotifications } from './notifications/job-notifications.js';
 import { Destinations } from './outbound/destinations.js';
 import { liveChannelRecords, notificationRecords, recordPolicies, registry, tokenPolicies } from './resources/index.js';
-import { jobStatusDelivery, localJobEvents, postgresJobEvents, type JobEvents } from './runs/job-events.js';
+import { jobStatusDelivery, localJobEvents, postgresJobEvents, type JobEvents } from './runs/index.js';
 import type { SecretCipher } from './secrets/cipher.js';
 import type { Store } from './store/database.js';
 import { withStatementLog } from './store/statement-log.js';

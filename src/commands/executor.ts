@@ -2,7 +2,8 @@ import { loadConfig } from '../config.js';
 import { buildCore } from '../core.js';
 import { signingKeyFor } from '../keys.js';
 import { createLogger } from '../log.js';
-import { buildExecutor, queueOverview } from '../runs/build-executor.js';
+import { buildExecutor, queueOverview } from '../runs/index.js';
+import { runRecords, stateRecords } from '../resources/index.js';
 import { openSecretCipher } from '../secrets/encryption-key.js';
 import { openStore } from '../store/database.js';
 import { unknownSettings } from '../setting-names.js';
@@ -32,8 +33,8 @@ export async function executor(): Promise<void> {
     // Its runs' durations and failures are counted where they run: here, on a listener of its own.
     const metricsModule = config.metrics === undefined ? undefined : await import('../http/metrics.js');
     const metrics = metricsModule === undefined ? undefined : new metricsModule.Metrics(store);
-    metrics?.watchQueue(queueOverview(core));
-    const runner = buildExecutor({ engine: core.engine, config, signer: core.signer, log, apiUrl: config.state.publicUrl, metrics });
+    metrics?.watchQueue(queueOverview(core.engine, runRecords));
+    const runner = buildExecutor({ engine: core.engine, records: { run: runRecords, state: stateRecords }, config, signer: core.signer, log, apiUrl: config.state.publicUrl, metrics });
     await runner.start(core.jobEvents);
     // The job moves it commits emit events: it delivers them, and those other processes left.
     core.relay.start();

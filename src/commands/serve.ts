@@ -4,8 +4,8 @@ import { buildApp } from '../app.js';
 import { loadConfig, type Config } from '../config.js';
 import { buildCore } from '../core.js';
 import { ServiceState, type RunsReport } from '../http/routes/health.js';
-import { buildExecutor, queueOverview } from '../runs/build-executor.js';
-import type { Executor } from '../runs/executor.js';
+import { buildExecutor, queueOverview, type Executor } from '../runs/index.js';
+import { runRecords, stateRecords } from '../resources/index.js';
 import { unknownSettings } from '../setting-names.js';
 import { listenerUrl } from '../http/listener-url.js';
 import { describeError } from '../http/plugins/error-rendering.js';
@@ -56,7 +56,7 @@ export async function serve(): Promise<void> {
   const metricsModule = config.metrics === undefined ? undefined : await import('../http/metrics.js');
   const metrics = metricsModule === undefined ? undefined : new metricsModule.Metrics(store);
   const core = buildCore({ config, store, signingKey, cipher, log });
-  metrics?.watchQueue(queueOverview(core));
+  metrics?.watchQueue(queueOverview(core.engine, runRecords));
   const service = new ServiceState();
   const app = buildApp({ config, store, signingKey, core, log, metrics, service });
   const order: StopOrder = { first: [], last: [] };
@@ -92,7 +92,7 @@ export async function serve(): Promise<void> {
     let executor: Executor;
     try {
       const apiUrl = listenerUrl(bound, '127.0.0.1');
-      executor = buildExecutor({ engine: core.engine, config, signer: core.signer, log, apiUrl, metrics });
+      executor = buildExecutor({ engine: core.engine, records: { run: runRecords, state: stateRecords }, config, signer: core.signer, log, apiUrl, metrics });
       await executor.start(core.jobEvents);
     } catch (error) {
       await app.close();

@@ -1,5 +1,6 @@
 import { sql, type Expression } from 'kysely';
 import {
+  type KeptTable,
   auditAttributes,
   attributeFields,
   fromColumn,
@@ -120,18 +121,6 @@ export function organizationOfRow(
   );
 }
 
-/**
- * A table of rows the service keeps beside the declared records (a state lock, an API token), as
- * the audit trail names them: a type, and the columns a change shows under their names. Whatever is
- * not listed (a token's hash, a lock's raw info) never reaches a change row.
- */
-export interface KeptTable {
-  table: string;
-  type: string;
-  /** The column that is a row's id in the trail. */
-  key: string;
-  shown: Readonly<Record<string, string>>;
-}
 
 /** Records, in the unit of work of the write `tx` is part of, a change of one row of a kept table. */
 export function recordKeptChange(tx: Scope, kept: KeptTable, change: KeptRowChange): void {

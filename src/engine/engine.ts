@@ -13,12 +13,8 @@ import { ResponseMemory } from './response-memory.js';
 import { buildShape } from './shaped-queries.js';
 import type { EngineParts, Scope } from './scope.js';
 import type { Provenance } from './unit-of-work.js';
-import { JobQueue } from './job-queue.js';
-import type { RunRecords } from './run-records.js';
-import { RunOverview } from './run-overview.js';
-import { RunReads } from './run-reads.js';
-import { ScheduleFires, type NextFire } from './schedule-fires.js';
 import { openedRecord } from './seal.js';
+import { serviceWork, type ServiceWork } from './service-work.js';
 import { Session } from './session.js';
 
 export interface EngineDependencies {
@@ -82,19 +78,12 @@ export class Engine {
   }
 
   /**
-   * The executor's access, as the service itself: the queue it takes jobs from and moves them
-   * through, what a run reads (its inputs with secrets opened) and writes beside the records, the
-   * schedules that make jobs (`next` reads their cron expressions), and the overview of who runs
-   * and what waits.
+   * The service's own work beside the requests (running jobs, firing schedules, recovering after a
+   * stop) as `transport` names it, for the folder that owns that work: reads of every record, and
+   * writes through the unit of work.
    */
-  runs(records: RunRecords, next: NextFire): { queue: JobQueue; reads: RunReads; schedules: ScheduleFires; overview: RunOverview } {
-    const scope = this.serviceScope({ transport: 'executor' });
-    return {
-      queue: new JobQueue(scope, records),
-      reads: new RunReads(scope, records),
-      schedules: new ScheduleFires(this.serviceScope({ transport: 'scheduler' }), records, next),
-      overview: new RunOverview(scope, records),
-    };
+  work(transport: 'executor' | 'scheduler' | 'recovery' | 'service'): ServiceWork {
+    return serviceWork(this.serviceScope({ transport }), transport);
   }
 
   /** The service itself as the caller: it sees every record. */

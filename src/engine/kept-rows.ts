@@ -1,5 +1,6 @@
 import type { Row } from '../model/index.js';
-import { recordKeptChange, type KeptTable } from './changes.js';
+import type { KeptTable } from '../model/index.js';
+import { recordKeptChange } from './changes.js';
 import type { Scope } from './scope.js';
 import type { Change, ChangeAction } from './unit-of-work.js';
 

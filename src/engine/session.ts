@@ -6,7 +6,6 @@ import type { ListingRelationship, ResourceDeclaration, Row, StateRecords, ToOne
 import { countUse } from './counts.js';
 import { loadIncluded, type IncludeResult } from './include.js';
 import type { InputReader } from './input.js';
-import { readPlanViews, readStepLog, type StepLog } from './run-reads.js';
 import { locateRecord, type CollectionAddress, type RecordAddress } from './locate.js';
 import { listOptions, pageOf, sortKeys, type ListDraft } from './list-input.js';
 import type { IncludeTree, ReadOptions } from './options.js';
@@ -73,31 +72,6 @@ export class Session {
   /** The stored row of one record the caller may see (404 otherwise). */
   find(address: RecordAddress): Promise<Row> {
     return locateRecord(this.scope, address);
-  }
-
-  /** A step's log, when the caller sees the step (404 otherwise): the record, and what it printed so far. */
-  async stepLog(address: RecordAddress): Promise<{ step: Row; log: StepLog | undefined }> {
-    const step = await locateRecord(this.scope, address);
-    return { step, log: await readStepLog(this.scope.db, String(step.id)) };
-  }
-
-  /**
-   * A job's context as Terrakube's web UI reads it, when the caller sees the job (404 otherwise):
-   * the structured views of its plan steps, by step id.
-   */
-  async jobContext(address: RecordAddress, steps: ResourceDeclaration): Promise<{ planStructuredOutput: Record<string, unknown> }> {
-    const job = await locateRecord(this.scope, address);
-    const ids = await this.scope.db
-      .selectFrom(steps.table)
-      .select('id')
-      .where(this.scope.engine.registry.parentColumn(steps), '=', String(job.id))
-      .execute();
-    return {
-      planStructuredOutput: await readPlanViews(
-        this.scope.db,
-        ids.map((row) => String(row.id)),
-      ),
-    };
   }
 
   /** The record a to-one relationship of a record links, or null. */

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { ApiError, badRequest } from '../errors.js';
 import type { Database } from '../model/index.js';
-import type { KeptTable } from './changes.js';
+import type { KeptTable } from '../model/index.js';
 import { deleteKept, insertKept } from './kept-rows.js';
 import type { Scope } from './scope.js';
 import type { Change } from './unit-of-work.js';

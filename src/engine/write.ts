@@ -18,6 +18,7 @@ import { openedRecord, sealSecrets } from './seal.js';
 import { checkPrecondition, type Precondition } from './versions.js';
 import { guardCreate, prepareCreate, prepareUpdate } from './write-preparation.js';
 import { writeMembers } from './members.js';
+import { insertKept } from './kept-rows.js';
 import { changedAttributes, changeUnit, organizationOf, organizationOfRow, recordChange } from './changes.js';
 import type { Change } from './unit-of-work.js';
 import { checkIdAttributes, linkColumns } from './link-checks.js';
@@ -269,6 +270,9 @@ export function writeContext(tx: Scope, tenantId: TenantId, now: string): WriteC
     emit: (name, payload) => {
       if (tx.work === undefined) throw new Error(`${name} was emitted outside a write`);
       tx.work.emit(name, payload);
+    },
+    keep: async (kept, row) => {
+      await insertKept(tx, kept, row, { organizationId: await tenantId() });
     },
   };
 }

@@ -16,3 +16,4 @@ export {
   type GitTag,
   type TagTree,
 } from './remote.js';
+export { remoteOf, type CredentialRecords } from './vcs-credentials.js';

@@ -1,9 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ConnectionLimits, MetricsListener } from '../config.js';
-import type { QueueOverview } from '../engine/index.js';
 import type { Logger } from '../log.js';
-import type { FailureReason, RunMetrics } from '../runs/run-report.js';
+import type { FailureReason, QueueOverview, RunMetrics } from '../runs/index.js';
 import { listenerUrl } from './listener-url.js';
 import { capConnections, limitedServer } from './plugins/connections.js';
 

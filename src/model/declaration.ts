@@ -57,6 +57,8 @@ export interface WriteContext extends SecretReader {
    * write and delivered once it commits, never if it fails.
    */
   emit<K extends EventName>(name: K, payload: Events[K]): void;
+  /** Keeps a row beside the records the write made (a job's flow as it started), recorded as the kept table shows it. */
+  keep(kept: KeptTable, row: Row): Promise<void>;
 }
 
 /** One create or update on its way to the database, before secrets are sealed. */
@@ -230,4 +232,17 @@ export function defineResource(declaration: ResourceDeclaration): ResourceDeclar
     ),
     relationships: Object.assign(Object.create(null) as Record<string, Relationship>, declaration.relationships),
   };
+}
+
+/**
+ * A table of rows the service keeps beside the declared records (a state lock, an API token), as
+ * the audit trail names them: a type, and the columns a change shows under their names. Whatever is
+ * not listed (a token's hash, a lock's raw info) never reaches a change row.
+ */
+export interface KeptTable {
+  table: string;
+  type: string;
+  /** The column that is a row's id in the trail. */
+  key: string;
+  shown: Readonly<Record<string, string>>;
 }

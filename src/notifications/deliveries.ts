@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { serviceCaller, type Caller } from '../auth/caller.js';
-import { keptChange, type KeptRowChange, type KeptTable } from '../engine/changes.js';
+import { keptChange, type KeptRowChange } from '../engine/changes.js';
+import type { KeptTable } from '../model/index.js';
 import { inUnitOfWork, type Provenance } from '../engine/unit-of-work.js';
 import { columnOf, type Database, type Row } from '../model/index.js';
 import type { Destinations } from '../outbound/destinations.js';

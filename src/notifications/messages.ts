@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { jobOutcomes } from '../runs/index.js';
 
 /** What happened, as a message tells it: a job of a workspace reached a status. */
 export interface NotificationEvent {
@@ -22,12 +23,13 @@ export interface MessageStyle {
   configurationName: string;
 }
 
-const finished = new Set(['completed', 'noChanges']);
-const failing = new Set(['failed', 'rejected', 'cancelled']);
+const finished = new Set<string>(jobOutcomes.succeeded);
+const failing = new Set<string>(jobOutcomes.unsuccessful);
+const waiting = new Set<string>(jobOutcomes.needsPeople);
 
 function headline(event: NotificationEvent): string {
   const where = event.workspace ?? event.organization;
-  const status = finished.has(event.status) ? 'Completed' : event.status === 'waitingApproval' ? 'Needs approval' : event.status;
+  const status = finished.has(event.status) ? 'Completed' : waiting.has(event.status) ? 'Needs approval' : event.status;
   return `${where} - ${status}${event.kind === 'test' ? ' (test notification)' : ''}`;
 }
 

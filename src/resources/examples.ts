@@ -1,4 +1,5 @@
 import type { AttributeValues } from '../model/index.js';
+import { status } from '../runs/index.js';
 
 /** The repository of the module example: publishing it reads its tags, so it must be one git can read. */
 export const exampleModuleSource = 'https://git.example.com/acme/terraform-aws-network.git';
@@ -90,7 +91,7 @@ export const resourceExamples: Record<string, AttributeValues> = {
     active: true,
     messageStyle: 'DETAILED',
   },
-  notification_trigger: { jobStatus: 'failed' },
+  notification_trigger: { jobStatus: status.failed },
   module: {
     name: 'network',
     description: 'VPC, subnets and routes',

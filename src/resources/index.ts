@@ -1,6 +1,5 @@
-import type { RunRecords } from '../engine/index.js';
+import type { RunRecords } from '../runs/index.js';
 import { Registry } from '../model/index.js';
-import { changeJobStatus, type RunStatus } from './job-status.js';
 import { action } from './action.js';
 import { access } from './access.js';
 import { agent } from './agent.js';
@@ -41,7 +40,7 @@ export { notificationRecords } from './notification.js';
 export { stateRecords } from './history.js';
 export { auditRecords } from './audit-event.js';
 
-/** What the executor reads and changes as it runs jobs; a job's status changes through the one place that keeps its workspace and listeners in step. */
+/** What the executor reads and changes as it runs jobs. */
 export const runRecords: RunRecords = {
   job,
   step,
@@ -53,12 +52,8 @@ export const runRecords: RunRecords = {
   collection,
   item,
   schedule,
-  moveJob: (context, change) =>
-    changeJobStatus(
-      context,
-      { job, workspace, step },
-      { ...change, to: change.to as RunStatus, from: change.from as RunStatus | undefined },
-    ),
+  vcs,
+  ssh,
 };
 
 /** The records whose paths a run's log pages name. */

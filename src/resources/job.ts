@@ -11,11 +11,8 @@ import {
   toMany,
   toOne,
   type PendingWrite,
-  type Row,
-  type WriteContext,
 } from '../model/index.js';
-import { readFlow } from '../runs/flow.js';
-import { changeJobStatus, checkClientMove, runStatuses, type RunStatus } from './job-status.js';
+import { moveByClient, newJobStatus, runStatuses, startJob } from '../runs/index.js';
 import { step } from './step.js';
 import { template } from './template.js';
 import { workspace } from './workspace.js';
@@ -36,7 +33,7 @@ export const job = defineResource({
   sequenceIds: true,
   grantsThrough: 'workspace',
   attributes: {
-    status: oneOf(runStatuses, { default: 'pending' }),
+    status: oneOf(runStatuses, { default: newJobStatus }),
     // The template that runs: an id of the organization's templates.
     templateReference: text({ required: true, max: 128, idOf: 'template' }),
     overrideBranch: text({ max: 512 }),
@@ -59,10 +56,10 @@ export const job = defineResource({
     step: toMany('step', 'job_id'),
   },
   beforeWrite: checkJobWrite,
-  afterCreate: makeSteps,
+  afterCreate: (context, record) => startJob(context, records, record),
 });
 
-const records = { job, workspace, step };
+const records = { job, workspace, step, template };
 
 /** What a run does is fixed when it is created: a later write changes its status alone. */
 const createOnly = ['templateReference', 'overrideBranch', 'via', 'targetAddrs', 'replaceAddrs', 'refresh', 'refreshOnly'];
@@ -74,7 +71,7 @@ const createOnly = ['templateReference', 'overrideBranch', 'via', 'targetAddrs',
 async function checkJobWrite(write: PendingWrite): Promise<void> {
   const { current } = write;
   if (current === undefined) {
-    if (write.values.status !== 'pending')
+    if (write.values.status !== newJobStatus)
       throw invalidValue('A new job is pending: its status changes as it runs, or when it is approved, rejected or cancelled.', {
         attribute: 'status',
       });
@@ -85,23 +82,5 @@ async function checkJobWrite(write: PendingWrite): Promise<void> {
     if (JSON.stringify(write.values[name]) !== JSON.stringify(fromColumn(attribute, current[column])))
       throw invalidValue(`${name} is set when the job is created; only its status changes afterwards.`, { attribute: name });
   }
-  const to = await checkClientMove(write, current);
-  if (to !== undefined) await changeJobStatus(write, records, { job: current, from: String(current.status) as RunStatus, to });
-}
-
-/**
- * The job's steps, from its template's flow, before anything runs: a template that cannot run
- * fails the job at once, with the reason in `comments`, and makes no steps.
- */
-async function makeSteps(context: WriteContext, record: Row): Promise<void> {
-  const templateId = String(record.template_reference);
-  const stored = await context.withSecrets(template, templateId);
-  const reading = stored === undefined ? { problem: `The template ${templateId} is gone.` } : readFlow(String(stored.tcl));
-  if ('problem' in reading) {
-    await changeJobStatus(context, records, { job: record, from: undefined, to: 'failed', reason: reading.problem });
-    return;
-  }
-  for (const entry of reading.steps)
-    await context.insert(step, String(record.id), { stepNumber: entry.step, name: entry.name, status: 'pending' });
-  await changeJobStatus(context, records, { job: record, from: undefined, to: 'pending' });
+  await moveByClient(write, records, current);
 }

@@ -1,9 +1,8 @@
 import { ApiError } from '../errors.js';
 import { flag, oneOf, text, type Attribute, type PendingWrite } from '../model/index.js';
+import { environmentKey } from '../runs/index.js';
 
 const maxValueBytes = 256 * 1024;
-/** What an environment variable's name may be, wherever a run's environment gets one. */
-export const environmentKey = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
  * The attributes a collection item and a workspace variable share: a key, a value that is a secret

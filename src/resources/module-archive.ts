@@ -1,7 +1,9 @@
 import { ApiError } from '../errors.js';
 import { GitFailure, readTags } from '../git/index.js';
 import type { Row, SecretReader } from '../model/index.js';
-import { remoteOf } from './module-versions.js';
+import { remoteOf } from '../git/index.js';
+import { ssh } from './ssh.js';
+import { vcs } from './vcs.js';
 
 /**
  * A module version's files as a zip: the module's folder at the version's tag, its files at the
@@ -10,7 +12,7 @@ import { remoteOf } from './module-versions.js';
  * must name it still: a tag moved since is a 409 rather than other code under the same version.
  */
 export async function moduleArchive(module: Row, version: Row, secrets: SecretReader): Promise<Buffer> {
-  const remote = await remoteOf(secrets, String(module.source), module.ssh_id, module.vcs_id);
+  const remote = await remoteOf(secrets, { ssh, vcs }, String(module.source), module.ssh_id, module.vcs_id);
   const tag =
     typeof version.git_tag === 'string'
       ? version.git_tag

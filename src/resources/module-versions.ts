@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import { GitFailure, listTags, readTags, type GitCredential, type GitRemote, type GitTag } from '../git/index.js';
+import { GitFailure, listTags, readTags, remoteOf, type GitTag } from '../git/index.js';
 import type { PreparingWrite, ResourceDeclaration, Row, SecretReader, WriteContext } from '../model/index.js';
 import { describeModule } from '../terraform/module-files.js';
 import { moduleVersion } from './module-version.js';
@@ -34,7 +34,7 @@ export async function readModuleRepository(write: PreparingWrite, secrets: Secre
   const link = (name: string, column: string) => (Object.hasOwn(links, name) ? links[name] : current?.[column]);
   const source = String(value('source', 'source'));
   const sourceIsNew = current === undefined || source !== current.source;
-  const remote = await remoteOf(secrets, source, link('ssh', 'ssh_id'), link('vcs', 'vcs_id'));
+  const remote = await remoteOf(secrets, { ssh, vcs }, source, link('ssh', 'ssh_id'), link('vcs', 'vcs_id'));
   try {
     const prefix = value('tagPrefix', 'tag_prefix');
     const versions = taggedVersions(await listTags(remote), typeof prefix === 'string' ? prefix : '');
@@ -118,24 +118,4 @@ export function compareVersions(a: string, b: string): number {
   }
   if (preA === undefined || preB === undefined) return preA === preB ? 0 : preA === undefined ? 1 : -1;
   return preA < preB ? -1 : preA > preB ? 1 : 0;
-}
-
-/** The module's repository and the credential of the SSH key or VCS connection it links. */
-export async function remoteOf(secrets: SecretReader, url: string, sshId: unknown, vcsId: unknown): Promise<GitRemote> {
-  if (typeof sshId === 'string') {
-    const key = await secrets.withSecrets(ssh, sshId);
-    if (typeof key?.private_key === 'string') return { url, credential: { kind: 'key', privateKey: key.private_key } };
-  }
-  if (typeof vcsId === 'string') {
-    const connection = await secrets.withSecrets(vcs, vcsId);
-    const token = connection?.access_token;
-    if (typeof token === 'string' && token !== '') return { url, credential: tokenCredential(String(connection?.vcs_type), token) };
-  }
-  return { url };
-}
-
-/** The user name each vendor expects beside a token in HTTP basic authentication. */
-function tokenCredential(vcsType: string, token: string): GitCredential {
-  const username = vcsType === 'GITLAB' ? 'oauth2' : vcsType === 'BITBUCKET' ? 'x-token-auth' : 'x-access-token';
-  return { kind: 'token', username, token };
 }

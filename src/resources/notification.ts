@@ -1,6 +1,6 @@
 import { ApiError } from '../errors.js';
 import { defineResource, flag, manyToMany, oneOf, text, toMany, toOne, type PendingWrite } from '../model/index.js';
-import { runStatuses } from './job-status.js';
+import { runStatuses } from '../runs/index.js';
 
 /** Where a notification goes, as Terrakube names its channels. */
 export const channelTypes = ['SLACK', 'TEAMS', 'WEBHOOK'] as const;

@@ -1,5 +1,5 @@
 import { defineResource, integer, oneOf, readOnly, text, toOne, readOperations } from '../model/index.js';
-import { runStatuses } from './job-status.js';
+import { runStatuses, status } from '../runs/index.js';
 
 /**
  * One step of a job, made from its template's flow when the job is created (Terrakube's `step`):
@@ -14,7 +14,7 @@ export const step = defineResource({
   attributes: {
     stepNumber: readOnly(integer(0, 0, Number.MAX_SAFE_INTEGER)),
     name: readOnly(text({ max: 256 })),
-    status: readOnly(oneOf(runStatuses, { default: 'pending' })),
+    status: readOnly(oneOf(runStatuses, { default: status.pending })),
     output: readOnly(text({ max: 2048 })),
   },
   relationships: {

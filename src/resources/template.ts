@@ -1,6 +1,6 @@
 import { invalidValue } from '../errors.js';
 import { defineResource, text, toOne, type PendingWrite } from '../model/index.js';
-import { refusedFlowField } from '../runs/flow.js';
+import { refusedFlowField } from '../runs/index.js';
 
 const maxTemplateBytes = 256 * 1024;
 

@@ -1,17 +1,28 @@
 import { mintStateCredential, type TokenSigner } from '../auth/tokens.js';
 import type { Config } from '../config.js';
-import type { Engine, QueueOverview } from '../engine/index.js';
-import { runRecords, stateRecords } from '../resources/index.js';
+import type { Engine } from '../engine/index.js';
 import type { Logger } from '../log.js';
+import type { StateRecords } from '../model/index.js';
 import { Executor, executorAliveMs } from './executor.js';
+import { Jobs } from './jobs.js';
+import { RunOverview, type QueueOverview } from './run-overview.js';
+import type { RunRecords } from './run-records.js';
+import { throughJson } from './runner-port.js';
 import type { RunMetrics } from './run-report.js';
 import { executorPrerequisites, UnfitExecutor, versionPrerequisites, type Prerequisite } from './prerequisites.js';
 import { nextFireTime } from '../quartz/schedule.js';
 import { ToolBinaries } from './tool-binaries.js';
 
+/** The records runs read and change, and those every state becomes. */
+export interface RunPlaceRecords {
+  run: RunRecords;
+  state: StateRecords;
+}
+
 /** What an executor is made of besides the store: where steps reach the API, and who signs their state credentials. */
 export interface ExecutorPlace {
   engine: Engine;
+  records: RunPlaceRecords;
   config: Config;
   signer: TokenSigner;
   log: Logger;
@@ -24,8 +35,8 @@ export interface ExecutorPlace {
 const platformArch: Readonly<Record<string, string>> = { x64: 'amd64', arm64: 'arm64', ia32: '386', arm: 'arm' };
 
 /** How the store's queue looks, for the metrics of any process of it (whether or not it runs jobs). */
-export function queueOverview({ engine }: { engine: Engine }): () => Promise<QueueOverview> {
-  const { overview } = engine.runs(runRecords, nextFireTime);
+export function queueOverview(engine: Engine, records: RunRecords): () => Promise<QueueOverview> {
+  const overview = new RunOverview(engine.work('executor'), records);
   return () => overview.overview(executorAliveMs);
 }
 
@@ -45,10 +56,9 @@ export function toolBinaries(config: Config): ToolBinaries {
  * prerequisites are checked first: one that fails (a runs folder it cannot write, no `git`) fails
  * the start with the fix; one that only some jobs need is logged as a warning.
  */
-export function buildExecutor({ engine, config, signer, log, apiUrl, metrics }: ExecutorPlace): Executor {
+export function buildExecutor({ engine, records, config, signer, log, apiUrl, metrics }: ExecutorPlace): Executor {
   const { runs } = config;
   const publicUrl = config.state.publicUrl ?? apiUrl;
-  const { queue, reads, schedules, overview } = engine.runs(runRecords, nextFireTime);
   const tools = toolBinaries(config);
   const prerequisites = executorPrerequisites({ runsDir: runs.runsDir, toolsDir: runs.toolsDir, create: true });
   const failed = prerequisites.filter((p) => p.status === 'fail');
@@ -58,37 +68,40 @@ export function buildExecutor({ engine, config, signer, log, apiUrl, metrics }: 
       log.warn({ prerequisite: warning.subject, fix: warning.fix }, `executor: ${warning.subject}: ${warning.found}`);
   };
   warn(prerequisites);
+  const jobs = new Jobs({
+    work: { executor: engine.work('executor'), scheduler: engine.work('scheduler') },
+    records: records.run,
+    next: nextFireTime,
+    // As long as a step may run, its grace periods and a minute more: a credential is not revocable, so no longer.
+    stateCredential: ({ organizationId, workspaceId, jobId }) =>
+      mintStateCredential(
+        signer,
+        { organizationId, workspaceId, jobReference: jobId },
+        Math.ceil((runs.stepTimeoutMs + 2 * runs.graceMs) / 1000) + 60,
+      ),
+    keepState: async ({ organizationId, workspaceId, jobId }, text) => {
+      const { session } = engine.asService();
+      try {
+        const access = { kind: 'credential', organizationId, workspaceId, jobReference: jobId } as const;
+        const state = session.state(records.state, { organizationId, workspaceId }, access);
+        const place = `${publicUrl}/tfstate/v1/organization/${organizationId}/workspace/${workspaceId}`;
+        return await state.keep(text, (historyId) => `${place}/state/${historyId}.json`);
+      } finally {
+        session.close();
+      }
+    },
+  });
+  // The executor speaks to the service in JSON alone, as an executor on another machine would.
+  const port = throughJson(jobs);
   // Release lists may be slow to reach: the start does not wait for them.
-  void reads
+  void port
     .versionsInUse()
     .then((versions) => versionPrerequisites(tools, versions))
     .then(warn, (error: unknown) => log.warn({ err: error }, 'executor: the tool versions in use could not be checked'));
   return new Executor(
     {
-      queue,
-      reads,
-      schedules,
-      overview,
-      records: runRecords,
+      port,
       tools,
-      // As long as a step may run, its grace periods and a minute more: a credential is not revocable, so no longer.
-      stateCredential: (inputs) =>
-        mintStateCredential(
-          signer,
-          { organizationId: inputs.organizationId, workspaceId: inputs.workspaceId, jobReference: inputs.jobId },
-          Math.ceil((runs.stepTimeoutMs + 2 * runs.graceMs) / 1000) + 60,
-        ),
-      keepState: async ({ organizationId, workspaceId, jobId }, text) => {
-        const { session } = engine.asService();
-        try {
-          const access = { kind: 'credential', organizationId, workspaceId, jobReference: jobId } as const;
-          const state = session.state(stateRecords, { organizationId, workspaceId }, access);
-          const place = `${publicUrl}/tfstate/v1/organization/${organizationId}/workspace/${workspaceId}`;
-          return await state.keep(text, (historyId) => `${place}/state/${historyId}.json`);
-        } finally {
-          session.close();
-        }
-      },
       settings: {
         directory: runs.runsDir,
         apiUrl,

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../log.js';
-import type { Row } from '../model/index.js';
 import type { JobEvents } from './job-events.js';
 import { runJob, type JobEnd, type JobRunParts } from './job-run.js';
-import { jobFacts, RunReport, type RunMetrics } from './run-report.js';
+import { RunReport, type RunMetrics } from './run-report.js';
+import { status, wakesExecutors, type ClaimedJob } from './runner-port.js';
 import { clearLeftovers } from './step-folders.js';
 import { stopReason } from './stop-reason.js';
 
@@ -57,7 +57,7 @@ export class Executor {
     const { settings } = this.parts;
     const leftovers = await clearLeftovers(settings.directory, {
       graceMs: settings.graceMs,
-      keepState: (note, text) => this.parts.keepState(note, text).then(() => undefined),
+      keepState: (note, text) => this.parts.port.keepState(note, text).then(() => undefined),
     });
     if (leftovers.cleared > 0)
       this.log.info(
@@ -78,8 +78,8 @@ export class Executor {
     await this.recover();
     this.unlisten = events.listen((event) => {
       const held = this.running.get(String(event.jobId));
-      if (held !== undefined && event.status === 'cancelled') held.abort.abort('cancelled');
-      if (['pending', 'approved', 'cancelled', 'completed', 'noChanges', 'failed', 'rejected'].includes(event.status)) this.wake();
+      if (held !== undefined && event.status === status.cancelled) held.abort.abort('cancelled');
+      if ((wakesExecutors as readonly string[]).includes(event.status)) this.wake();
     });
     this.timer = setInterval(() => this.wake(), this.settings.pollMs);
     this.wake();
@@ -114,7 +114,7 @@ export class Executor {
         { executor: this.id, jobs: [...this.running.keys()], boundMs },
         'executor: stopped without waiting for every run; the next start of an executor ends them and releases their locks',
       );
-    await this.parts.overview.left(this.id).catch(() => undefined);
+    await this.parts.port.left(this.id).catch(() => undefined);
   }
 
   /** Looks for jobs now (once at a time; a call meanwhile makes it look again after). */
@@ -136,7 +136,7 @@ export class Executor {
   }
 
   private async recover(): Promise<void> {
-    const ended = await this.parts.queue.recover((executor) => this.settings.alone && executor !== this.id);
+    const ended = await this.parts.port.recover(this.id, this.settings.alone);
     for (const { jobId, executor } of ended) this.report.jobAbandoned(jobId, executor);
   }
 
@@ -144,46 +144,44 @@ export class Executor {
   private async noteAlive(): Promise<void> {
     if (Date.now() - this.lastSeen < executorSeenMs) return;
     this.lastSeen = Date.now();
-    await this.parts.overview.seen(this.id, this.settings.runs, this.startedAt);
+    await this.parts.port.seen(this.id, this.settings.runs, this.startedAt);
   }
 
   private async poll(): Promise<void> {
     await this.noteAlive();
     await this.recover();
-    for (const { scheduleId, jobId } of await this.parts.schedules.fireDue(new Date()))
+    for (const { scheduleId, jobId } of await this.parts.port.fireSchedules(new Date().toISOString()))
       this.log.info({ executor: this.id, schedule: scheduleId, job: jobId }, `executor: schedule ${scheduleId} fired: job ${jobId}`);
     while (!this.stopping && this.running.size < this.settings.runs) {
-      const job = await this.parts.queue.claim(this.id, this.settings.leaseMs);
+      const job = await this.parts.port.claim(this.id, this.settings.leaseMs);
       if (job === undefined) return;
       this.launch(job);
     }
   }
 
-  private launch(job: Row): void {
-    const id = String(job.id);
+  private launch(job: ClaimedJob): void {
+    const id = job.facts.job;
     const abort = new AbortController();
     const renew = setInterval(
       () => {
-        void this.parts.queue.renew(id, this.id, this.settings.leaseMs).then(
-          (status) => {
-            if (status === undefined || status === 'cancelled') abort.abort('cancelled');
+        void this.parts.port.renew(id, this.id, this.settings.leaseMs).then(
+          (holding) => {
+            if (holding !== 'held') abort.abort('cancelled');
           },
           (error: unknown) => this.log.warn({ err: error, executor: this.id, job: id }, `executor: renewing the lease of job ${id} failed`),
         );
       },
       Math.max(100, Math.floor(this.settings.leaseMs / 3)),
     );
-    const facts = jobFacts(job);
+    const { facts } = job;
     const taken = Date.now();
-    this.report.jobTaken(facts, String(job.status));
+    this.report.jobTaken(facts, job.status);
     const done = runJob(this.parts, this.report, job, abort.signal)
       .catch(async (error: unknown): Promise<JobEnd> => {
         this.log.error({ err: error, executor: this.id, job: id }, `executor: job ${id} failed unexpectedly`);
         const detail = 'The executor failed while running this job; its log has the details.';
-        await this.parts.queue
-          .move(id, this.id, { to: 'failed', from: ['queue', 'running', 'approved'], reason: detail, release: true })
-          .catch(() => undefined);
-        return { status: 'failed', failure: { reason: 'executor', detail } };
+        await this.parts.port.jobEnded(id, this.id, { status: status.failed, reason: detail }).catch(() => undefined);
+        return { status: status.failed, failure: { reason: 'executor', detail } };
       })
       .then((end) => this.report.jobEnded(facts, end.status, Date.now() - taken, end.failure))
       .finally(() => {

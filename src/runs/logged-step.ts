@@ -1,7 +1,6 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { RunReads } from '../engine/index.js';
-import type { RunInputs } from './run-inputs.js';
+import type { JobSpec, RunnerPort } from './runner-port.js';
 import { erroredState, makeStepFolder, type StepNote } from './step-folders.js';
 import { StepOutput } from './step-output.js';
 import { runStep, type StepOutcome } from './step-runner.js';
@@ -22,20 +21,19 @@ export interface RunSettings {
   cliConfig: string | undefined;
 }
 
-/** Where a step's log, plans and a state its tool could not upload are kept. */
+/** Where a step's log, plans and a state its tool could not upload are kept: the service, through the port. */
 export interface StepStore {
-  reads: RunReads;
+  port: RunnerPort;
   settings: RunSettings;
-  keepState(note: StepNote, text: string): Promise<number>;
 }
 
 /** How often a running step's log is stored for its readers. */
 const flushMs = 1000;
 
 export interface LoggedStep {
-  inputs: RunInputs;
-  flow: RunInputs['steps'][number]['flow'];
-  variables: RunInputs['steps'][number]['variables'];
+  spec: JobSpec;
+  flow: JobSpec['steps'][number]['flow'];
+  variables: JobSpec['steps'][number]['variables'];
   binary: string;
   environment: Record<string, string>;
   secrets: string[];
@@ -47,13 +45,13 @@ export interface LoggedStep {
 
 /** Runs a step in a folder of its own, its output redacted and stored as it comes, for readers on any replica. */
 export async function runLoggedStep(parts: StepStore, step: LoggedStep): Promise<StepOutcome> {
-  const { settings, reads } = parts;
+  const { settings, port } = parts;
   const output = new StepOutput(settings.outputLimit, step.secrets);
   let dirty = false;
   let flushing = Promise.resolve();
   const flush = (finished: boolean) => {
     dirty = false;
-    flushing = flushing.then(() => reads.writeLog(step.stepId, { ...output.snapshot(), finished }));
+    flushing = flushing.then(() => port.writeLog(step.stepId, { ...output.snapshot(), finished }));
     return flushing;
   };
   output.on('text', () => {
@@ -66,16 +64,16 @@ export async function runLoggedStep(parts: StepStore, step: LoggedStep): Promise
   output.write(`Running on executor ${step.executor}\n`);
   const note: StepNote = {
     jobId: step.jobId,
-    organizationId: step.inputs.organizationId,
-    workspaceId: step.inputs.workspaceId,
-    workdir: path.join('source', step.inputs.folder),
+    organizationId: step.spec.organizationId,
+    workspaceId: step.spec.workspaceId,
+    workdir: path.join('source', step.spec.folder),
   };
   const directory = await makeStepFolder(settings.directory, note, step.flow.step);
   let outcome: StepOutcome | undefined;
   let keptFolder = false;
   try {
     outcome = await runStep({
-      inputs: step.inputs,
+      spec: step.spec,
       flow: step.flow,
       variables: step.variables,
       directory,
@@ -85,15 +83,21 @@ export async function runLoggedStep(parts: StepStore, step: LoggedStep): Promise
       cancel: step.cancel,
       timeoutMs: settings.stepTimeoutMs,
       graceMs: settings.graceMs,
-      plans: { save: (plan) => reads.savePlan(step.jobId, plan), read: () => reads.readPlan(step.jobId) },
+      plans: {
+        save: (plan) => port.savePlan(step.jobId, plan.toString('base64')),
+        read: async () => {
+          const plan = await port.readPlan(step.jobId);
+          return plan === null ? undefined : Buffer.from(plan, 'base64');
+        },
+      },
     });
     return outcome;
   } finally {
     clearInterval(timer);
-    keptFolder = !(await keepErroredState(parts, note, directory, output, step.inputs.tool.kind));
+    keptFolder = !(await keepErroredState(port, note, directory, output, step.spec.tool.kind));
     output.end();
     await flush(true);
-    if (outcome?.kind === 'completed' && outcome.planView !== undefined) await reads.writePlanView(step.stepId, outcome.planView);
+    if (outcome?.kind === 'completed' && outcome.planView !== undefined) await port.savePlanView(step.stepId, outcome.planView);
     if (!keptFolder) await rm(directory, { recursive: true, force: true });
   }
 }
@@ -103,12 +107,12 @@ export async function runLoggedStep(parts: StepStore, step: LoggedStep): Promise
  * backend off, or the backend refused it): what its apply did is in no other place. False when it
  * could not be stored: the folder then stays, and the executor's next start tries again.
  */
-async function keepErroredState(parts: StepStore, note: StepNote, directory: string, output: StepOutput, tool: string): Promise<boolean> {
+async function keepErroredState(port: RunnerPort, note: StepNote, directory: string, output: StepOutput, tool: string): Promise<boolean> {
   let text: string | undefined;
   try {
     text = await erroredState(directory, note.workdir);
     if (text === undefined) return true;
-    const serial = await parts.keepState(note, text);
+    const serial = await port.keepState(note, text);
     output.write(
       `\n${tool} could not store the state through the state backend and wrote errored.tfstate; Stratum stored it as the workspace's state (serial ${serial}) and released the job's state lock.\n`,
     );

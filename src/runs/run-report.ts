@@ -1,5 +1,6 @@
 import type { Logger } from '../log.js';
 import type { Row } from '../model/index.js';
+import { status } from './job-statuses.js';
 
 /**
  * Why a job failed, in a few words an alert can group by: its own step failed; the service stopped
@@ -58,7 +59,7 @@ export class RunReport {
 
   stepStarted(job: JobFacts, step: StepFacts): void {
     this.log.info(
-      { ...job, ...step, status: 'running', executor: this.executor },
+      { ...job, ...step, status: status.running, executor: this.executor },
       `job ${job.job} step ${step.step} (${step.name}) started`,
     );
   }
@@ -84,9 +85,9 @@ export class RunReport {
 
   /** A job another executor held ended as abandoned by this one's recovery. */
   jobAbandoned(jobId: string, holder: string): void {
-    this.metrics?.jobEnded('failed', 'abandoned', 0);
+    this.metrics?.jobEnded(status.failed, 'abandoned', 0);
     this.log.warn(
-      { job: jobId, status: 'failed', reason: 'abandoned', executor: this.executor, holder },
+      { job: jobId, status: status.failed, reason: 'abandoned', executor: this.executor, holder },
       `job ${jobId} was abandoned by executor ${holder}, which stopped; it failed and its state lock was released`,
     );
   }

@@ -1,4 +1,3 @@
-import { environmentKey } from '../resources/key-value.js';
 import { parseHcl } from '../terraform/hcl.js';
 
 /** A variable as a run receives it: a global variable, a collection's item or a workspace's variable. */
@@ -39,6 +38,9 @@ export interface RunVariables {
 
 /** The name of the file the TERRAFORM variables are written to, in the folder Terraform runs in. */
 export const terraformVariablesFile = 'zz-stratum.auto.tfvars';
+
+/** What an environment variable's name may be, wherever a run's environment gets one. */
+export const environmentKey = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const terraformKey = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 

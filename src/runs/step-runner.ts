@@ -2,7 +2,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkout, GitFailure } from '../git/index.js';
 import type { FlowCommand, FlowStep } from './flow.js';
-import type { RunInputs } from './run-inputs.js';
+import type { JobSpec } from './runner-port.js';
 import { terraformVariablesFile, type RunVariables } from './run-variables.js';
 import type { StepOutput } from './step-output.js';
 import { recordGroup } from './step-folders.js';
@@ -11,7 +11,7 @@ import { runStepProcess, type StepEnd } from './step-process.js';
 
 /** Where a step runs, and with what. */
 export interface StepPlace {
-  inputs: RunInputs;
+  spec: JobSpec;
   flow: FlowStep;
   /** The step's variables: the ENV ones are in `environment` already, the TERRAFORM ones are written beside the code. */
   variables: RunVariables;
@@ -64,9 +64,9 @@ export async function runStep(place: StepPlace): Promise<StepOutcome> {
   try {
     for (const note of place.variables.notes) output.write(`${note}\n`);
     commit = await checkoutSource(place);
-    const folder = path.join(place.directory, 'source', place.inputs.folder);
+    const folder = path.join(place.directory, 'source', place.spec.folder);
     if (!(await stat(folder).catch(() => undefined))?.isDirectory())
-      throw new StepFailure(`The repository has no folder ${place.inputs.folder} at ${commit}.`);
+      throw new StepFailure(`The repository has no folder ${place.spec.folder} at ${commit}.`);
     await writeFile(path.join(folder, backendOverride), 'terraform {\n  backend "http" {}\n}\n');
     if (place.variables.terraformFile !== '')
       await writeFile(path.join(folder, terraformVariablesFile), place.variables.terraformFile, { mode: 0o600 });
@@ -130,20 +130,20 @@ export async function runStep(place: StepPlace): Promise<StepOutcome> {
 }
 
 async function checkoutSource(place: StepPlace): Promise<string> {
-  const { inputs, output } = place;
-  output.write(`Checking out ${inputs.remote.url} at ${inputs.ref}\n`);
-  const commit = await checkout(inputs.remote, inputs.ref, path.join(place.directory, 'source'));
+  const { spec, output } = place;
+  output.write(`Checking out ${spec.remote.url} at ${spec.ref}\n`);
+  const commit = await checkout(spec.remote, spec.ref, path.join(place.directory, 'source'));
   output.write(`Commit ${commit}\n`);
   return commit;
 }
 
 function targets(place: StepPlace): string[] {
-  return place.inputs.targets.map((address) => `-target=${address}`);
+  return place.spec.targets.map((address) => `-target=${address}`);
 }
 
 /** `plan` as the job asks for it; -replace and -refresh-only only when asked, since older versions lack them. */
 function planArguments(place: StepPlace, destroy: boolean): string[] {
-  const { inputs } = place;
+  const { spec } = place;
   return [
     'plan',
     '-input=false',
@@ -151,19 +151,19 @@ function planArguments(place: StepPlace, destroy: boolean): string[] {
     `-out=${planFile}`,
     '-detailed-exitcode',
     ...(destroy ? ['-destroy'] : []),
-    ...(inputs.refresh ? [] : ['-refresh=false']),
-    ...(inputs.refreshOnly ? ['-refresh-only'] : []),
+    ...(spec.refresh ? [] : ['-refresh=false']),
+    ...(spec.refreshOnly ? ['-refresh-only'] : []),
     ...targets(place),
-    ...inputs.replaces.map((address) => `-replace=${address}`),
+    ...spec.replaces.map((address) => `-replace=${address}`),
   ];
 }
 
 /** Runs the tool; a code outside `accepted` fails the step (Terraform has printed why). */
 async function tool(place: StepPlace, folder: string, args: string[], accepted: number[] = [0]): Promise<number> {
-  place.output.write(`\n$ ${place.inputs.tool.kind} ${args.join(' ')}\n`);
+  place.output.write(`\n$ ${place.spec.tool.kind} ${args.join(' ')}\n`);
   const end = await run(place, folder, place.binary, args);
   if (end.kind === 'exited' && accepted.includes(end.code)) return end.code;
-  throw stepEnded(end, `${place.inputs.tool.kind} ${args[0] ?? ''}`);
+  throw stepEnded(end, `${place.spec.tool.kind} ${args[0] ?? ''}`);
 }
 
 /**
@@ -182,7 +182,7 @@ async function showPlan(place: StepPlace, folder: string): Promise<PlanChange[] 
   } catch {
     // A redacted value inside a number or a key leaves no JSON to read.
   }
-  if (view === undefined) place.output.write(`\n(No structured view of this plan: ${place.inputs.tool.kind} show -json gave none.)\n`);
+  if (view === undefined) place.output.write(`\n(No structured view of this plan: ${place.spec.tool.kind} show -json gave none.)\n`);
   return view;
 }
 

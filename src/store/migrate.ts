@@ -21,6 +21,7 @@ import { jobRuns } from './migrations/0017-job-runs.js';
 import { planViews } from './migrations/0018-plan-views.js';
 import { executors } from './migrations/0019-executors.js';
 import { auditTrail } from './migrations/0020-audit-trail.js';
+import { jobFlows } from './migrations/0021-job-flows.js';
 
 /** The one migration history of both stores, in order; a migration, once released, never changes. */
 const history: readonly (readonly [name: string, build: (dialect: Dialect) => Migration])[] = [
@@ -44,6 +45,7 @@ const history: readonly (readonly [name: string, build: (dialect: Dialect) => Mi
   ['0018-plan-views', planViews],
   ['0019-executors', executors],
   ['0020-audit-trail', auditTrail],
+  ['0021-job-flows', jobFlows],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

@@ -3,6 +3,7 @@ import type { Engine, RecordAddress, Session } from '../../engine/index.js';
 import type { ResourceDeclaration, Row } from '../../model/index.js';
 import { deliveryTarget, type DeliveryTarget, type DeliveryView, type Notifier } from '../../notifications/deliveries.js';
 import type { NotificationEvent } from '../../notifications/messages.js';
+import { status } from '../../runs/index.js';
 import { idParameter } from '../../jsonapi/routes.js';
 import { exampleIds } from '../description/examples.js';
 import { requestActor, sessionOf } from './request-session.js';
@@ -259,7 +260,7 @@ function testEvent(organization: string, workspace: string | null): Notification
     organization,
     workspace,
     jobId: 0,
-    status: 'completed',
+    status: status.completed,
     runUrl: null,
     workspaceUrl: null,
     commitId: null,

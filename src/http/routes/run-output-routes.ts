@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Engine, RecordAddress, StepLog } from '../../engine/index.js';
+import type { Engine, RecordAddress, Session } from '../../engine/index.js';
 import { ApiError } from '../../errors.js';
 import type { ResourceDeclaration, Row } from '../../model/index.js';
-import { withTrimNote } from '../../runs/step-output.js';
+import { liveStep, RunLogs, withTrimNote, type StepLog } from '../../runs/index.js';
 import { sessionOf } from './request-session.js';
 
 /** The records whose paths the run pages name. */
@@ -39,6 +39,12 @@ interface StepParams {
  */
 export function runOutputRoutes(api: FastifyInstance, { engine, records, pollMs = 500 }: RunOutputOptions): Promise<void> {
   let streams = 0;
+  const logs = new RunLogs(engine.work('service'), records.step);
+  // The caller's session finds the step (404 for one it may not see); its log is the run's, read beside it.
+  const stepLog = async (session: Session, address: RecordAddress) => {
+    const step = await session.find(address);
+    return { step, log: await logs.stepLog(String(step.id)) };
+  };
   const stepAt = ({ organizationId, jobId, stepId }: StepParams): RecordAddress => ({
     resource: records.step,
     ancestors: [
@@ -49,7 +55,7 @@ export function runOutputRoutes(api: FastifyInstance, { engine, records, pollMs 
   });
 
   api.get(stepPath, async (request, reply) => {
-    const { log } = await sessionOf(engine, request, reply).stepLog(stepAt(request.params as StepParams));
+    const { log } = await stepLog(sessionOf(engine, request, reply), stepAt(request.params as StepParams));
     return reply
       .header('content-type', 'text/plain; charset=utf-8')
       .header('cache-control', 'no-store')
@@ -59,7 +65,7 @@ export function runOutputRoutes(api: FastifyInstance, { engine, records, pollMs 
   api.get(`${stepPath}/stream`, async (request, reply) => {
     const session = sessionOf(engine, request, reply);
     const address = stepAt(request.params as StepParams);
-    await session.stepLog(address);
+    await session.find(address);
     if (streams >= maxStreams)
       throw new ApiError(
         503,
@@ -81,7 +87,7 @@ export function runOutputRoutes(api: FastifyInstance, { engine, records, pollMs 
     });
     try {
       // Once the stream has begun there is no error to answer with: a failed read (the store gone, the client gone) ends it.
-      await streamLog(request, reply, { pollMs, read: () => session.stepLog(address) }).catch(() => undefined);
+      await streamLog(request, reply, { pollMs, read: () => stepLog(session, address) }).catch(() => undefined);
     } finally {
       streams--;
       reply.raw.end();
@@ -90,7 +96,8 @@ export function runOutputRoutes(api: FastifyInstance, { engine, records, pollMs 
 
   api.get('/context/v1/:jobId', async (request, reply) => {
     const job = { resource: records.job, ancestors: [], id: (request.params as { jobId: string }).jobId };
-    const context = await sessionOf(engine, request, reply).jobContext(job, records.step);
+    const found = await sessionOf(engine, request, reply).find(job);
+    const context = { planStructuredOutput: await logs.planViews(String(found.id)) };
     return reply.header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store').send(context);
   });
 
@@ -130,7 +137,7 @@ async function streamLog(
   while (!client.gone) {
     const { step, log } = await read();
     // The step's status ends the stream, not its log's finished mark, which the executor sets first.
-    const ended = !['pending', 'running'].includes(String(step.status));
+    const ended = !(liveStep as readonly string[]).includes(String(step.status));
     if (log !== undefined) {
       if (offset < log.trimmed) {
         send(`id: ${log.trimmed}\ndata: [${log.trimmed - offset} earlier characters of this output were trimmed]\n\n`);

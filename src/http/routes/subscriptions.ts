@@ -18,7 +18,7 @@ import type { Caller } from '../../auth/caller.js';
 import type { Engine } from '../../engine/index.js';
 import { ApiError } from '../../errors.js';
 import type { ResourceDeclaration } from '../../model/index.js';
-import type { JobEvents, JobStatusEvent } from '../../runs/job-events.js';
+import type { JobEvents, JobStatusEvent } from '../../runs/index.js';
 
 /** What one connection may hold: subscriptions at once, and events waiting for a slow client. */
 const limits = { subscriptionsPerConnection: 50, waitingEvents: 100, maxMessageBytes: 64 * 1024 };

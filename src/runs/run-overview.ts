@@ -1,5 +1,6 @@
-import type { Scope } from './scope.js';
-import { unfinishedStatuses, type RunRecords } from './run-records.js';
+import type { ServiceWork } from '../engine/index.js';
+import { claimable, unfinishedStatuses } from './job-statuses.js';
+import type { RunRecords } from './run-records.js';
 
 /** The executors running now, and when each was last seen. */
 const executorTable = 'executor_seen';
@@ -20,7 +21,7 @@ export interface QueueOverview {
  */
 export class RunOverview {
   constructor(
-    private readonly scope: Scope,
+    private readonly work: ServiceWork,
     private readonly records: RunRecords,
   ) {}
 
@@ -31,28 +32,28 @@ export class RunOverview {
   /** Notes that `executor` runs (at most `runs` jobs at once), now; old notes of executors long gone are removed. */
   async seen(executor: string, runs: number, startedAt: string): Promise<void> {
     const now = new Date().toISOString();
-    await this.scope.db
+    await this.work.db
       .insertInto(executorTable)
       .values({ id: executor, runs, started_date: startedAt, seen_date: now })
       .onConflict((conflict) => conflict.column('id').doUpdateSet({ seen_date: now }))
       .execute();
     const longAgo = new Date(Date.now() - 24 * 3600_000).toISOString();
-    await this.scope.db.deleteFrom(executorTable).where('seen_date', '<', longAgo).execute();
+    await this.work.db.deleteFrom(executorTable).where('seen_date', '<', longAgo).execute();
   }
 
   /** Removes an executor that stops from those running. */
   async left(executor: string): Promise<void> {
-    await this.scope.db.deleteFrom(executorTable).where('id', '=', executor).execute();
+    await this.work.db.deleteFrom(executorTable).where('id', '=', executor).execute();
   }
 
   /** Unfinished jobs by status, the oldest pending one's wait, and the executors seen within `aliveMs`. */
   async overview(aliveMs: number): Promise<QueueOverview> {
-    const { db } = this.scope;
+    const { db } = this.work;
     const counts = await db
       .selectFrom(this.jobs)
       .select('status')
       .select((eb) => eb.fn.countAll<string | number>().as('n'))
-      .where('status', 'in', unfinishedStatuses)
+      .where('status', 'in', [...unfinishedStatuses])
       .groupBy('status')
       .execute();
     const jobs: Record<string, number> = Object.fromEntries(unfinishedStatuses.map((status) => [status, 0]));
@@ -60,7 +61,7 @@ export class RunOverview {
     const oldest = await db
       .selectFrom(this.jobs)
       .select('created_date')
-      .where('status', '=', 'pending')
+      .where('status', '=', claimable.fresh)
       .orderBy('created_date')
       .limit(1)
       .executeTakeFirst();

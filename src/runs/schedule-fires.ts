@@ -1,7 +1,6 @@
+import type { ServiceWork } from '../engine/index.js';
 import { isTrue, type Row } from '../model/index.js';
 import type { RunRecords } from './run-records.js';
-import { inTransaction, type Scope } from './scope.js';
-import { writeContext } from './write.js';
 
 const fireTable = 'schedule_fire';
 
@@ -23,7 +22,7 @@ export interface Fired {
  */
 export class ScheduleFires {
   constructor(
-    private readonly scope: Scope,
+    private readonly work: ServiceWork,
     private readonly records: RunRecords,
     private readonly next: NextFire,
   ) {}
@@ -32,7 +31,7 @@ export class ScheduleFires {
   async fireDue(now: Date): Promise<Fired[]> {
     await this.track(now);
     const schedule = this.records.schedule.table;
-    const due = await this.scope.db
+    const due = await this.work.db
       .selectFrom(`${fireTable} as f`)
       .innerJoin(`${schedule} as s`, 's.id', 'f.schedule_id')
       .innerJoin(`${this.records.workspace.table} as w`, 'w.id', 's.workspace_id')
@@ -51,7 +50,7 @@ export class ScheduleFires {
   /** Computes the next firing of schedules seen for the first time, or whose cron changed. */
   private async track(now: Date): Promise<void> {
     const schedule = this.records.schedule.table;
-    const untracked = await this.scope.db
+    const untracked = await this.work.db
       .selectFrom(`${schedule} as s`)
       .innerJoin(`${this.records.workspace.table} as w`, 'w.id', 's.workspace_id')
       .leftJoin(`${fireTable} as f`, 'f.schedule_id', 's.id')
@@ -62,7 +61,7 @@ export class ScheduleFires {
     for (const row of untracked) {
       const next = this.nextAfter(String(row.cron), now);
       const values = { cron: String(row.cron), next_fire: next };
-      await inTransaction(this.scope, undefined, async (tx) => {
+      await this.work.transaction(async (tx) => {
         // The next firing is the schedule's own bookkeeping, not a change anyone made: the trail leaves it out.
         await tx.db
           .insertInto(fireTable)
@@ -71,16 +70,13 @@ export class ScheduleFires {
           .execute();
         if (isTrue(row.firing)) return;
         // Clients read `firing` to know that Stratum starts the schedule's runs (it is false until then).
-        const organizationId = String(row.organization_id);
-        await writeContext(tx, () => Promise.resolve(organizationId), now.toISOString()).set(this.records.schedule, String(row.id), {
-          firing: true,
-        });
+        await tx.records(String(row.organization_id)).set(this.records.schedule, String(row.id), { firing: true });
       });
     }
   }
 
   private fire(row: Row, now: Date): Promise<string | undefined> {
-    return inTransaction(this.scope, undefined, async (tx) => {
+    return this.work.transaction(async (tx) => {
       const taken = await tx.db
         .updateTable(fireTable)
         .set({ next_fire: this.nextAfter(String(row.cron), now) })
@@ -91,13 +87,15 @@ export class ScheduleFires {
       const template = typeof row.template_reference === 'string' && row.template_reference !== '' ? row.template_reference : undefined;
       if (!isTrue(row.enabled) || template === undefined || isTrue(row.deleted)) return undefined;
       const organizationId = String(row.organization_id);
-      const context = writeContext(tx, () => Promise.resolve(organizationId), now.toISOString());
-      return context.insert(
-        this.records.job,
-        organizationId,
-        { templateReference: template, via: 'Schedule' },
-        { workspace: String(row.workspace_id) },
-      );
+      // The job starts as any does (its flow kept, its steps made), through the job's own create hook.
+      return tx
+        .records(organizationId)
+        .insert(
+          this.records.job,
+          organizationId,
+          { templateReference: template, via: 'Schedule' },
+          { workspace: String(row.workspace_id) },
+        );
     });
   }
 

@@ -1,8 +1,9 @@
+import type { Kysely } from 'kysely';
+import type { ServiceWork } from '../engine/index.js';
 import { columnOf, type ResourceDeclaration, type Row, type SecretReader } from '../model/index.js';
-import { secretPlace } from '../secrets/cipher.js';
+import type { Database } from '../store/database.js';
+import { jobFlows } from './job-changes.js';
 import type { RunRecords } from './run-records.js';
-import type { Scope } from './scope.js';
-import { openedRecord, openRow } from './seal.js';
 
 const logTable = 'step_log';
 const planTable = 'job_plan';
@@ -13,6 +14,8 @@ const maxVariableRows = 5000;
 export interface RunSource {
   job: Row;
   workspace: Row;
+  /** The flow kept when the job started; undefined for a job started before flows were kept, which reads its template. */
+  flow: Row | undefined;
   template: Row | undefined;
   /** The job's steps, by step number. */
   steps: Row[];
@@ -30,15 +33,20 @@ export interface StepLog {
   finished: boolean;
 }
 
-/** The executor's reads and writes beside the records: a run's inputs, step logs and saved plans. */
-export class RunReads {
+/** What a run reads and writes beside the records: its inputs, step logs and saved plans. */
+export class RunStore {
   constructor(
-    private readonly scope: Scope,
+    private readonly work: ServiceWork,
     private readonly records: RunRecords,
   ) {}
 
+  /** A job as stored; undefined when it is gone. */
+  job(jobId: string): Promise<Row | undefined> {
+    return this.work.db.selectFrom(this.records.job.table).selectAll().where('id', '=', jobId).executeTakeFirst();
+  }
+
   async source(jobId: string): Promise<RunSource | undefined> {
-    const { db } = this.scope;
+    const { db } = this.work;
     const { records } = this;
     const job = await db.selectFrom(records.job.table).selectAll().where('id', '=', jobId).executeTakeFirst();
     if (job === undefined) return undefined;
@@ -50,42 +58,44 @@ export class RunReads {
     const collections: RunSource['collections'] = [];
     for (const reference of references) {
       if (typeof reference.collection_id !== 'string') continue;
-      const collection = await openedRecord(this.scope, records.collection, reference.collection_id, tenantId);
+      const collection = await this.work.opened(records.collection, reference.collection_id, tenantId);
       if (collection === undefined) continue;
       collections.push({ collection, items: await this.variablesUnder(records.item, String(collection.id)) });
     }
+    const flow = await db.selectFrom(jobFlows.table).selectAll().where('job_id', '=', jobId).executeTakeFirst();
     return {
       job,
       workspace,
-      template: await openedRecord(this.scope, records.template, String(job.template_reference), tenantId),
+      flow,
+      template: flow === undefined ? await this.work.opened(records.template, String(job.template_reference), tenantId) : undefined,
       steps,
       globals: await this.variablesUnder(records.globalVariable, tenantId),
       collections,
       variables: await this.variablesUnder(records.variable, String(workspace.id)),
-      secrets: { withSecrets: (resource, id) => openedRecord(this.scope, resource, id, tenantId) },
+      secrets: this.work.secrets(tenantId),
     };
   }
 
   /** The variables (global ones, a collection's items, a workspace's own) under one record, their secrets opened. */
   private async variablesUnder(resource: ResourceDeclaration, parentId: string): Promise<Row[]> {
-    const rows = await this.scope.db
+    const rows = await this.work.db
       .selectFrom(resource.table)
       .selectAll()
-      .where(this.scope.engine.registry.parentColumn(resource), '=', parentId)
+      .where(this.work.parentColumn(resource), '=', parentId)
       .limit(maxVariableRows)
       .execute();
-    return rows.map((row) => openRow(this.scope.engine.cipher, resource, row));
+    return rows.map((row) => this.work.openRow(resource, row));
   }
 
   /** The tool versions the workspaces with a source run: what an executor checks it has at its start. */
-  versionsInUse(): ReturnType<typeof toolVersionsInUse> {
-    return toolVersionsInUse(this.scope.db, this.records.workspace);
+  versionsInUse(): Promise<ToolVersionInUse[]> {
+    return toolVersionsInUse(this.work.db, this.records.workspace);
   }
 
   /** Stores what a step has printed so far (redacted already), for its readers on any replica. */
   async writeLog(stepId: string, log: StepLog): Promise<void> {
     const values = { text: log.text, trimmed: log.trimmed, finished: log.finished ? 1 : 0, updated_date: new Date().toISOString() };
-    await this.scope.db
+    await this.work.db
       .insertInto(logTable)
       .values({ step_id: stepId, ...values })
       .onConflict((conflict) => conflict.column('step_id').doUpdateSet(values))
@@ -97,7 +107,7 @@ export class RunReads {
    * is, and holding no more than the log shows of the plan.
    */
   async writePlanView(stepId: string, view: unknown): Promise<void> {
-    await this.scope.db
+    await this.work.db
       .updateTable(logTable)
       .set({ plan_view: JSON.stringify(view) })
       .where('step_id', '=', stepId)
@@ -106,10 +116,8 @@ export class RunReads {
 
   /** Keeps a job's saved plan for its apply step, sealed: a plan holds the run's variable values. */
   async savePlan(jobId: string, plan: Buffer): Promise<void> {
-    const cipher = this.scope.engine.cipher;
-    if (cipher === undefined) throw new Error('a plan saved through an engine opened without the encryption key');
-    const values = { plan: cipher.seal(plan.toString('base64'), secretPlace(planTable, 'plan', jobId)), bytes: plan.length };
-    await this.scope.db
+    const values = { plan: this.work.seal(plan.toString('base64'), planPlace(jobId)), bytes: plan.length };
+    await this.work.db
       .insertInto(planTable)
       .values({ job_id: jobId, ...values })
       .onConflict((conflict) => conflict.column('job_id').doUpdateSet(values))
@@ -117,15 +125,16 @@ export class RunReads {
   }
 
   async readPlan(jobId: string): Promise<Buffer | undefined> {
-    const cipher = this.scope.engine.cipher;
-    const row = await this.scope.db.selectFrom(planTable).selectAll().where('job_id', '=', jobId).executeTakeFirst();
-    if (row === undefined || cipher === undefined) return undefined;
-    return Buffer.from(cipher.open(String(row.plan), secretPlace(planTable, 'plan', jobId)), 'base64');
+    const row = await this.work.db.selectFrom(planTable).selectAll().where('job_id', '=', jobId).executeTakeFirst();
+    if (row === undefined) return undefined;
+    return Buffer.from(this.work.open(String(row.plan), planPlace(jobId)), 'base64');
   }
 }
 
+const planPlace = (jobId: string) => ({ table: planTable, column: 'plan', key: jobId });
+
 /** The structured views of a job's plan steps, by step id. */
-export async function readPlanViews(db: Scope['db'], steps: readonly string[]): Promise<Record<string, unknown>> {
+export async function readPlanViews(db: Kysely<Database>, steps: readonly string[]): Promise<Record<string, unknown>> {
   if (steps.length === 0) return {};
   const rows = await db
     .selectFrom(logTable)
@@ -137,23 +146,27 @@ export async function readPlanViews(db: Scope['db'], steps: readonly string[]): 
 }
 
 /** Marks the logs of steps that ended without their executor (it stopped) as complete. */
-export async function finishLogs(db: Scope['db'], steps: readonly string[]): Promise<void> {
+export async function finishLogs(db: Kysely<Database>, steps: readonly string[]): Promise<void> {
   if (steps.length === 0) return;
   await db.updateTable(logTable).set({ finished: 1, updated_date: new Date().toISOString() }).where('step_id', 'in', steps).execute();
 }
 
 /** A step's stored log; undefined before the step has printed anything. */
-export async function readStepLog(db: Scope['db'], stepId: string): Promise<StepLog | undefined> {
+export async function readStepLog(db: Kysely<Database>, stepId: string): Promise<StepLog | undefined> {
   const row = await db.selectFrom(logTable).selectAll().where('step_id', '=', stepId).executeTakeFirst();
   if (row === undefined) return undefined;
   return { text: String(row.text), trimmed: Number(row.trimmed), finished: Number(row.finished) === 1 };
 }
 
+/** A Terraform or OpenTofu version workspaces with a source run, and how many run it. */
+export interface ToolVersionInUse {
+  kind: 'terraform' | 'tofu';
+  version: string;
+  workspaces: number;
+}
+
 /** The Terraform and OpenTofu versions the workspaces with a source run, and how many run each: what an executor must have. */
-export async function toolVersionsInUse(
-  db: Scope['db'],
-  workspace: ResourceDeclaration,
-): Promise<{ kind: 'terraform' | 'tofu'; version: string; workspaces: number }[]> {
+export async function toolVersionsInUse(db: Kysely<Database>, workspace: ResourceDeclaration): Promise<ToolVersionInUse[]> {
   let query = db
     .selectFrom(workspace.table)
     .select([columnOf('iacType'), columnOf('terraformVersion')])

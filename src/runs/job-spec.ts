@@ -1,19 +1,23 @@
 import path from 'node:path';
-import type { RunSource } from '../engine/index.js';
-import type { GitRemote } from '../git/index.js';
+import { remoteOf, type CredentialRecords, type GitRemote } from '../git/index.js';
 import { isTrue, storedList, type Row } from '../model/index.js';
-import { remoteOf } from '../resources/module-versions.js';
 import { readFlow, type FlowStep } from './flow.js';
+import { keptFlow } from './job-changes.js';
+import type { RunStatus } from './job-statuses.js';
+import type { RunSource } from './run-store.js';
 import { assembleVariables, type RunVariable, type RunVariables, type VariableLayers } from './run-variables.js';
 import type { ToolKind } from './tool-binaries.js';
 
-/** Everything a job's steps run with, read once when the executor takes the job. */
-export interface RunInputs {
+/**
+ * Everything a job's steps run with, resolved by the service when an executor takes the job, as
+ * plain JSON: what crosses to an executor, which reads nothing of the store itself.
+ */
+export interface JobSpec {
   jobId: string;
   organizationId: string;
   workspaceId: string;
-  /** The flow's steps with their step records and variables (a step's inputs choose its own), in the order they run. */
-  steps: { flow: FlowStep; record: Row; variables: RunVariables }[];
+  /** The flow's steps, each with its step record's id and status and its variables (a step's inputs choose its own), in the order they run. */
+  steps: { flow: FlowStep; id: string; status: RunStatus; variables: RunVariables }[];
   remote: GitRemote;
   /** The branch the job runs (its override, or the workspace's), or the commit an earlier step of it ran. */
   ref: string;
@@ -41,15 +45,22 @@ const toVariable = (row: Row): RunVariable => ({
 
 const textList = (value: unknown): string[] => (typeof value === 'string' && value !== '' ? [...storedList(value)] : []);
 
-/** A run's inputs from what the store holds; RunProblem names what stops it before anything runs. */
-export async function runInputs(source: RunSource): Promise<RunInputs> {
-  const { job, workspace, template } = source;
+/** The flow a job runs: the one kept when it started, or, for a job started before flows were kept, its template's now. */
+function flowOf(source: RunSource): FlowStep[] {
+  if (source.flow !== undefined) return keptFlow(source.flow);
+  const { job, template } = source;
   if (template === undefined) throw new RunProblem(`The template ${String(job.template_reference)} is gone.`);
   const reading = readFlow(String(template.tcl));
   if ('problem' in reading) throw new RunProblem(reading.problem);
-  const records = new Map(source.steps.map((step) => [Number(step.step_number), step]));
-  const flowSteps = reading.steps.map((flow) => {
-    const record = records.get(flow.step);
+  return reading.steps;
+}
+
+/** A job's spec from what the store holds; RunProblem names what stops it before anything runs. */
+export async function resolveJobSpec(source: RunSource, records: CredentialRecords): Promise<JobSpec> {
+  const { job, workspace } = source;
+  const stored = new Map(source.steps.map((step) => [Number(step.step_number), step]));
+  const flowSteps = flowOf(source).map((flow) => {
+    const record = stored.get(flow.step);
     if (record === undefined) throw new RunProblem(`The template changed since the job was created: its step ${flow.step} is new.`);
     return { flow, record };
   });
@@ -78,14 +89,14 @@ export async function runInputs(source: RunSource): Promise<RunInputs> {
     const { inputsTerraform: TERRAFORM, inputsEnv: ENV } = flow;
     const variables = TERRAFORM === undefined && ENV === undefined ? common : await assembleVariables(layers, { TERRAFORM, ENV });
     if (variables.problems.length > 0) throw new RunProblem(variables.problems.join(' '));
-    steps.push({ flow, record, variables });
+    steps.push({ flow, id: String(record.id), status: String(record.status) as RunStatus, variables });
   }
   return {
     jobId: String(job.id),
     organizationId: String(job.organization_id),
     workspaceId: String(workspace.id),
     steps,
-    remote: await remoteOf(source.secrets, url, workspace.ssh_id, workspace.vcs_id),
+    remote: await remoteOf(source.secrets, records, url, workspace.ssh_id, workspace.vcs_id),
     ref: commit ?? (typeof branch === 'string' && branch !== '' ? branch : 'main'),
     folder,
     tool: { kind: workspace.iac_type === 'tofu' ? 'tofu' : 'terraform', version },

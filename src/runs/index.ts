@@ -1,0 +1,19 @@
+/**
+ * The runs' front door: what the rest of the service (http/, commands/, core, resources/) uses of
+ * running jobs. Behind it the Jobs service owns every job's moves (job-statuses.ts is the one
+ * transition table), and the executor side speaks to it only through the runner port.
+ */
+export { buildExecutor, queueOverview, toolBinaries, type RunPlaceRecords } from './build-executor.js';
+export type { Executor } from './executor.js';
+export { jobStatusDelivery, localJobEvents, postgresJobEvents, type JobEvents, type JobStatusEvent } from './job-events.js';
+export { moveByClient, newJobStatus, startJob, type JobRecords } from './job-changes.js';
+export { jobOutcomes, liveStep, runStatuses, status, type RunStatus } from './job-statuses.js';
+export { refusedFlowField } from './flow.js';
+export { executorPrerequisites, versionPrerequisites } from './prerequisites.js';
+export type { FailureReason, RunMetrics } from './run-report.js';
+export type { QueueOverview } from './run-overview.js';
+export type { RunRecords } from './run-records.js';
+export { RunLogs } from './run-logs.js';
+export { toolVersionsInUse, type StepLog } from './run-store.js';
+export { environmentKey } from './run-variables.js';
+export { withTrimNote } from './step-output.js';

@@ -34,7 +34,15 @@ export async function executor(): Promise<void> {
     const metricsModule = config.metrics === undefined ? undefined : await import('../http/metrics.js');
     const metrics = metricsModule === undefined ? undefined : new metricsModule.Metrics(store);
     metrics?.watchQueue(queueOverview(core.engine, runRecords));
-    const runner = buildExecutor({ engine: core.engine, records: { run: runRecords, state: stateRecords }, config, signer: core.signer, log, apiUrl: config.state.publicUrl, metrics });
+    const runner = buildExecutor({
+      engine: core.engine,
+      records: { run: runRecords, state: stateRecords },
+      config,
+      signer: core.signer,
+      log,
+      apiUrl: config.state.publicUrl,
+      metrics,
+    });
     await runner.start(core.jobEvents);
     // The job moves it commits emit events: it delivers them, and those other processes left.
     core.relay.start();

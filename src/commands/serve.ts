@@ -92,7 +92,15 @@ export async function serve(): Promise<void> {
     let executor: Executor;
     try {
       const apiUrl = listenerUrl(bound, '127.0.0.1');
-      executor = buildExecutor({ engine: core.engine, records: { run: runRecords, state: stateRecords }, config, signer: core.signer, log, apiUrl, metrics });
+      executor = buildExecutor({
+        engine: core.engine,
+        records: { run: runRecords, state: stateRecords },
+        config,
+        signer: core.signer,
+        log,
+        apiUrl,
+        metrics,
+      });
       await executor.start(core.jobEvents);
     } catch (error) {
       await app.close();

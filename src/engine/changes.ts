@@ -121,7 +121,6 @@ export function organizationOfRow(
   );
 }
 
-
 /** Records, in the unit of work of the write `tx` is part of, a change of one row of a kept table. */
 export function recordKeptChange(tx: Scope, kept: KeptTable, change: KeptRowChange): void {
   changeUnit(tx, kept.type).record(keptChange(kept, change));

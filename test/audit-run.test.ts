@@ -106,6 +106,12 @@ for (const kind of storeKinds) {
         assert.equal(move.row.organization_id, bench.organization);
       }
 
+      // The flow the job started with, kept once, as the user's start of it, naming its template.
+      const flows = changes.filter((row) => row.record_type === 'jobFlow' && row.record_id === jobId);
+      assert.equal(flows.length, 1);
+      assert.deepEqual([flows[0]?.action, flows[0]?.actor_kind], ['create', 'user']);
+      assert.deepEqual(flows[0]?.attributes.template, { after: template });
+
       // Each step: created with the job, then one change per status move, to where the step ended.
       assert.equal(done.steps.length, 3);
       for (const step of done.steps) {

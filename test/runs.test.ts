@@ -121,6 +121,31 @@ for (const kind of storeKinds) {
       assert.doesNotMatch(context.text, /first-t0ken|second-t0ken/);
     });
 
+    it('applies the flow the job started with, whatever its template says by the time it is approved', async () => {
+      const kept = await createTemplate(server(), bench.organization, { name: 'Kept flow', tcl: planApproveApply });
+      const workspace = await workspaceRunning('kept-flow', 'echo kept');
+      const id = await startJob(workspace, kept);
+      await statusOf(id, 'waitingApproval');
+      // The template changes under the waiting job: its apply is gone, and a step it never had takes its place.
+      const changed = flow(
+        '  - type: "terraformPlan"\n    name: "Plan"\n    step: 100\n  - type: "terraformDestroy"\n    name: "Gone"\n    step: 300\n',
+      );
+      const edited = await server().patch(org(`/template/${kept}`), resourceDocument('template', { tcl: changed }, { id: kept }));
+      assert.equal(edited.status, 204, edited.text);
+      const approved = await server().patch(org(`/job/${id}`), resourceDocument('job', { status: 'approved' }, { id }));
+      assert.equal(approved.status, 204, approved.text);
+      const done = await statusOf(id, 'completed');
+      assert.deepEqual(
+        done.steps.map((step) => [step.attributes.name, step.attributes.status]),
+        [
+          ['Plan', 'completed'],
+          ['Approve', 'completed'],
+          ['Apply', 'completed'],
+        ],
+      );
+      assert.match(await logOf(done.steps[2]?.attributes.output), /Apply complete/);
+    });
+
     it('runs one job of a workspace at a time: a second waits, pending, behind one waiting for its approval', async () => {
       const workspace = await workspaceRunning('queue', 'echo queued');
       const first = await startJob(workspace);

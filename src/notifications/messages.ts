@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { jobOutcomes } from '../runs/index.js';
+import { jobOutcomes } from '../runs/job-statuses.js';
 
 /** What happened, as a message tells it: a job of a workspace reached a status. */
 export interface NotificationEvent {

@@ -35,6 +35,8 @@ import { lockMethods, stateRoutes } from './http/routes/state-routes.js';
 import { notificationRoutes } from './http/routes/notification-routes.js';
 import { subscriptions } from './http/routes/subscriptions.js';
 import { runOutputRoutes } from './http/routes/run-output-routes.js';
+import { effectiveVariablesField, effectiveVariablesRoute } from './http/routes/effective-variables-route.js';
+import { effectiveVariablesReader } from './runs/index.js';
 import { refuseNulInUrl } from './http/plugins/url-check.js';
 import { AtomicOperations } from './jsonapi/atomic.js';
 import { routesOf } from './jsonapi/routes.js';
@@ -47,6 +49,7 @@ import {
   registry,
   registryRecords,
   runOutputRecords,
+  runRecords,
   stateRecords,
   unmodeledRecords,
 } from './resources/index.js';
@@ -120,10 +123,12 @@ export function buildApp({ config, store, signingKey, core, log, metrics, servic
   const { engine, signer, apiTokens, jobEvents, notifier } = core;
   const oidc = config.oidc === undefined ? undefined : new OidcVerifier(config.oidc, config.adminGroup);
   const authenticator = new Authenticator(signer, apiTokens, oidc);
+  const effectiveVariables = effectiveVariablesReader(engine, runRecords);
   const tokenEndpoints = [
     ...tokenRoutes(engine, permissionScopes),
     ...adminTokenRoutes(engine),
     ...notificationRoutes(engine, notifier, notificationRecords),
+    effectiveVariablesRoute(engine, runRecords, effectiveVariables),
   ];
   const releaseEndpoints = releaseRoutes(config.releases, log);
   const registryEndpoints = registryRoutes(engine, registryRecords, new ModuleLinks(signingKey, config.moduleLinkSeconds));
@@ -145,7 +150,12 @@ export function buildApp({ config, store, signingKey, core, log, metrics, servic
     await api.register(authentication, { authenticator, log });
     await api.register(resourceRoutes, { engine, routes });
     await api.register(atomicRoute, { engine, atomic: new AtomicOperations(registry, routes) });
-    await api.register(graphqlRoute, { engine, unmodeled: unmodeledRecords, log });
+    await api.register(graphqlRoute, {
+      engine,
+      unmodeled: unmodeledRecords,
+      derived: [effectiveVariablesField(runRecords.workspace.type, effectiveVariables)],
+      log,
+    });
     await api.register(runOutputRoutes, { engine, records: runOutputRecords });
     registerDescribedRoutes(api, tokenEndpoints);
     // Not in the API description: it exists only to say that it is not offered.

@@ -19,6 +19,7 @@ import type { Registry, UnmodeledRecord } from '../model/index.js';
 import { RequestContext } from './context.js';
 import { apiErrorObjects, resultErrors, type GraphQLErrorObject, type UnexpectedError } from './errors.js';
 import { checkLimits, limits } from './limits.js';
+import type { DerivedList } from './derived.js';
 import { buildGraphQLSchema } from './schema.js';
 
 /** The GraphQL transport of the declarations: their schema, generated once at start. */
@@ -27,8 +28,12 @@ export interface GraphQLService {
   schema: GraphQLSchema;
 }
 
-export function graphqlService(registry: Registry, unmodeled: Readonly<Record<string, UnmodeledRecord>>): GraphQLService {
-  return { registry, schema: buildGraphQLSchema(registry, unmodeled) };
+export function graphqlService(
+  registry: Registry,
+  unmodeled: Readonly<Record<string, UnmodeledRecord>>,
+  derived: readonly DerivedList[] = [],
+): GraphQLService {
+  return { registry, schema: buildGraphQLSchema(registry, unmodeled, derived) };
 }
 
 export interface GraphQLBody {

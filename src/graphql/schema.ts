@@ -18,6 +18,7 @@ import type { Attribute, Registry, ResourceDeclaration, UnmodeledField, Unmodele
 import type { FieldArguments } from './arguments.js';
 import { attributeOf, edgesOf, pageInfoOf } from './connections.js';
 import { emptyConnection, type ConnectionValue, type NodeValue, type RequestContext } from './context.js';
+import { derivedType, type DerivedList } from './derived.js';
 import { readsRecords } from './limits.js';
 import { relationshipResolver, rootResolver } from './resolvers.js';
 import { deferredId, operationEnum, stringOrInt } from './scalars.js';
@@ -65,7 +66,13 @@ const typeOfAttribute = (kind: Attribute['kind']): GraphQLScalarType | GraphQLLi
  * `data`. Relationships Stratum does not model yet but clients ask for are connections that are
  * always empty. Checked when the service starts.
  */
-export function buildGraphQLSchema(registry: Registry, unmodeled: Readonly<Record<string, UnmodeledRecord>>): GraphQLSchema {
+export function buildGraphQLSchema(
+  registry: Registry,
+  unmodeled: Readonly<Record<string, UnmodeledRecord>>,
+  derived: readonly DerivedList[] = [],
+): GraphQLSchema {
+  for (const list of derived)
+    if (registry.get(list.on) === undefined) throw new Error(`${list.name} is derived on ${list.on}, which is not declared`);
   const connections = new Map<string, GraphQLObjectType>();
   const inputs = new Map<string, GraphQLInputObjectType>();
   const connectionOf = (type: string): GraphQLObjectType => {
@@ -130,6 +137,10 @@ export function buildGraphQLSchema(registry: Registry, unmodeled: Readonly<Recor
     for (const [name, record] of placeholders) {
       if (!record.on.includes(resource.type) || Object.hasOwn(fields, name)) continue;
       add(name, placeholderField(connectionOf(name)));
+    }
+    for (const list of derived) {
+      if (list.on !== resource.type) continue;
+      add(list.name, { type: derivedType(list), description: list.description, resolve: (node) => list.read(node.row) });
     }
     return fields;
   }

@@ -17,3 +17,4 @@ export { RunLogs } from './run-logs.js';
 export { toolVersionsInUse, type StepLog } from './run-store.js';
 export { environmentKey } from './run-variables.js';
 export { withTrimNote } from './step-output.js';
+export { effectiveVariablesReader, type EffectiveVariable, type EffectiveVariablesReader } from './variable-layers.js';

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { remoteOf, type CredentialRecords, type GitRemote } from '../git/index.js';
-import { isTrue, storedList, type Row } from '../model/index.js';
+import { isTrue, storedList } from '../model/index.js';
 import { readFlow, type FlowStep } from './flow.js';
 import { keptFlow } from './job-changes.js';
 import type { RunStatus } from './job-statuses.js';
 import type { RunSource } from './run-store.js';
-import { assembleVariables, type RunVariable, type RunVariables, type VariableLayers } from './run-variables.js';
+import { assembleVariables, type RunVariables } from './run-variables.js';
 import type { ToolKind } from './tool-binaries.js';
 
 /**
@@ -34,14 +34,6 @@ export interface JobSpec {
 
 /** Why a job cannot run, said in its `comments` as is. */
 export class RunProblem extends Error {}
-
-const toVariable = (row: Row): RunVariable => ({
-  key: String(row.key),
-  value: typeof row.value === 'string' ? row.value : '',
-  category: row.category === 'ENV' ? 'ENV' : 'TERRAFORM',
-  hcl: isTrue(row.hcl),
-  sensitive: isTrue(row.sensitive),
-});
 
 const textList = (value: unknown): string[] => (typeof value === 'string' && value !== '' ? [...storedList(value)] : []);
 
@@ -73,15 +65,7 @@ export async function resolveJobSpec(source: RunSource, records: CredentialRecor
   if (folder.split('/').includes('..')) throw new RunProblem(`The workspace's folder ${String(workspace.folder)} leaves the repository.`);
   const commit = typeof job.commit_id === 'string' && job.commit_id !== '' ? job.commit_id : undefined;
   const branch = typeof job.override_branch === 'string' && job.override_branch.trim() !== '' ? job.override_branch : workspace.branch;
-  const layers: VariableLayers = {
-    globals: source.globals.map(toVariable),
-    collections: source.collections.map(({ collection, items }) => ({
-      name: String(collection.name),
-      priority: Number(collection.priority ?? 0),
-      items: items.map(toVariable),
-    })),
-    workspace: source.variables.map(toVariable),
-  };
+  const { layers } = source;
   // Every step's variables before anything runs: a problem in a later step's stops the job at once.
   const common = await assembleVariables(layers);
   const steps = [];

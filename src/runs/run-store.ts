@@ -4,11 +4,11 @@ import { columnOf, type ResourceDeclaration, type Row, type SecretReader } from 
 import type { Database } from '../store/database.js';
 import { jobFlows } from './job-changes.js';
 import type { RunRecords } from './run-records.js';
+import type { VariableLayers } from './run-variables.js';
+import { readVariableLayers } from './variable-layers.js';
 
 const logTable = 'step_log';
 const planTable = 'job_plan';
-/** More variables than a person keeps on one workspace: a run refuses rather than load without bound. */
-const maxVariableRows = 5000;
 
 /** What a run starts from, secrets opened: only the executor reads this, and never answers with it. */
 export interface RunSource {
@@ -19,9 +19,8 @@ export interface RunSource {
   template: Row | undefined;
   /** The job's steps, by step number. */
   steps: Row[];
-  globals: Row[];
-  collections: { collection: Row; items: Row[] }[];
-  variables: Row[];
+  /** Its variables' layers, sensitive values opened. */
+  layers: VariableLayers;
   /** Opens the workspace's credentials (VCS token, SSH key). */
   secrets: SecretReader;
 }
@@ -54,14 +53,6 @@ export class RunStore {
     const workspace = await db.selectFrom(records.workspace.table).selectAll().where('id', '=', job.workspace_id).executeTakeFirst();
     if (workspace === undefined) return undefined;
     const steps = await db.selectFrom(records.step.table).selectAll().where('job_id', '=', jobId).orderBy('step_number').execute();
-    const references = await db.selectFrom(records.reference.table).selectAll().where('workspace_id', '=', workspace.id).execute();
-    const collections: RunSource['collections'] = [];
-    for (const reference of references) {
-      if (typeof reference.collection_id !== 'string') continue;
-      const collection = await this.work.opened(records.collection, reference.collection_id, tenantId);
-      if (collection === undefined) continue;
-      collections.push({ collection, items: await this.variablesUnder(records.item, String(collection.id)) });
-    }
     const flow = await db.selectFrom(jobFlows.table).selectAll().where('job_id', '=', jobId).executeTakeFirst();
     return {
       job,
@@ -69,22 +60,9 @@ export class RunStore {
       flow,
       template: flow === undefined ? await this.work.opened(records.template, String(job.template_reference), tenantId) : undefined,
       steps,
-      globals: await this.variablesUnder(records.globalVariable, tenantId),
-      collections,
-      variables: await this.variablesUnder(records.variable, String(workspace.id)),
+      layers: await readVariableLayers(this.work, records, { organizationId: tenantId, workspaceId: String(workspace.id) }, true),
       secrets: this.work.secrets(tenantId),
     };
-  }
-
-  /** The variables (global ones, a collection's items, a workspace's own) under one record, their secrets opened. */
-  private async variablesUnder(resource: ResourceDeclaration, parentId: string): Promise<Row[]> {
-    const rows = await this.work.db
-      .selectFrom(resource.table)
-      .selectAll()
-      .where(this.work.parentColumn(resource), '=', parentId)
-      .limit(maxVariableRows)
-      .execute();
-    return rows.map((row) => this.work.openRow(resource, row));
   }
 
   /** The tool versions the workspaces with a source run: what an executor checks it has at its start. */

@@ -13,8 +13,19 @@ export interface RunVariable {
 export interface VariableLayers {
   globals: readonly RunVariable[];
   /** The collections the workspace references; a higher priority wins, then the earlier name. */
-  collections: readonly { name: string; priority: number; items: readonly RunVariable[] }[];
+  collections: readonly { id?: string; name: string; priority: number; items: readonly RunVariable[] }[];
   workspace: readonly RunVariable[];
+}
+
+/** Which layer a variable came from: the workspace's own, a global variable, or an item of a collection. */
+export type VariableOrigin =
+  { layer: 'workspace' } | { layer: 'global' } | { layer: 'collection'; collection: { id: string | null; name: string; priority: number } };
+
+/** A variable a run receives, where it came from, and the variables of the same key and category it won over. */
+export interface ResolvedVariable {
+  variable: RunVariable;
+  origin: VariableOrigin;
+  overrides: { origin: VariableOrigin; sensitive: boolean }[];
 }
 
 /**
@@ -50,6 +61,47 @@ export function hclString(text: string): string {
 }
 
 /**
+ * Which variable wins each key of each category, as Terrakube's job engine decides (the order is
+ * assembleVariables' below), with where it came from and what it overrode: the run's variables and
+ * the workspace's effective variables are both read from here.
+ */
+export function resolveVariables(layers: VariableLayers, imports: StepImports = {}): { resolved: ResolvedVariable[]; notes: string[] } {
+  const collections = [...layers.collections].sort((a, b) => b.priority - a.priority || a.name.localeCompare(b.name));
+  const notes: string[] = [];
+  const global: VariableOrigin = { layer: 'global' };
+  const shared = (category: RunVariable['category']): { variable: RunVariable; origin: VariableOrigin }[] => {
+    const named = imports[category];
+    if (named === undefined)
+      return [
+        ...layers.globals.map((variable) => ({ variable, origin: global })),
+        ...collections.flatMap((collection) => {
+          const origin: VariableOrigin = {
+            layer: 'collection',
+            collection: { id: collection.id ?? null, name: collection.name, priority: collection.priority },
+          };
+          return collection.items.map((variable) => ({ variable, origin }));
+        }),
+      ].filter(({ variable }) => variable.category === category);
+    return Object.entries(named).flatMap(([key, reference]) => {
+      // Terrakube reads `$NAME` and `NAME` alike: every `$` is dropped.
+      const name = reference.replaceAll('$', '');
+      const found = layers.globals.find((variable) => variable.category === category && variable.key === name);
+      if (found === undefined) notes.push(`${key} is not set: the organization has no ${category} global variable ${name}.`);
+      return found === undefined ? [] : [{ variable: { ...found, key }, origin: global }];
+    });
+  };
+  const own: VariableOrigin = { layer: 'workspace' };
+  const winners = new Map<string, ResolvedVariable>();
+  for (const candidate of [...layers.workspace.map((variable) => ({ variable, origin: own })), ...shared('TERRAFORM'), ...shared('ENV')]) {
+    const key = `${candidate.variable.category}:${candidate.variable.key}`;
+    const winner = winners.get(key);
+    if (winner === undefined) winners.set(key, { ...candidate, overrides: [] });
+    else winner.overrides.push({ origin: candidate.origin, sensitive: candidate.variable.sensitive });
+  }
+  return { resolved: [...winners.values()], notes };
+}
+
+/**
  * A run's variables as Terrakube's job engine assembles them, each category on its own: the
  * workspace's own variables; then, for keys it does not set, the organization's global variables;
  * then the items of the workspace's collections, from the highest priority to the lowest (equal
@@ -59,25 +111,8 @@ export function hclString(text: string): string {
  * An HCL value must parse as one.
  */
 export async function assembleVariables(layers: VariableLayers, imports: StepImports = {}): Promise<RunVariables> {
-  const collections = [...layers.collections].sort((a, b) => b.priority - a.priority || a.name.localeCompare(b.name));
-  const notes: string[] = [];
-  const shared = (category: RunVariable['category']): RunVariable[] => {
-    const named = imports[category];
-    if (named === undefined)
-      return [...layers.globals, ...collections.flatMap((collection) => collection.items)].filter((v) => v.category === category);
-    return Object.entries(named).flatMap(([key, reference]) => {
-      // Terrakube reads `$NAME` and `NAME` alike: every `$` is dropped.
-      const name = reference.replaceAll('$', '');
-      const global = layers.globals.find((variable) => variable.category === category && variable.key === name);
-      if (global === undefined) notes.push(`${key} is not set: the organization has no ${category} global variable ${name}.`);
-      return global === undefined ? [] : [{ ...global, key }];
-    });
-  };
-  const winners = new Map<string, RunVariable>();
-  for (const variable of [...layers.workspace, ...shared('TERRAFORM'), ...shared('ENV')]) {
-    const key = `${variable.category}:${variable.key}`;
-    if (!winners.has(key)) winners.set(key, variable);
-  }
+  const { resolved, notes } = resolveVariables(layers, imports);
+  const winners = resolved.map(({ variable }) => variable);
   const secrets = new Set<string>();
   for (const variable of [...layers.globals, ...layers.collections.flatMap((collection) => collection.items), ...layers.workspace]) {
     if (variable.sensitive && variable.value !== '') secrets.add(variable.value);
@@ -88,7 +123,7 @@ export async function assembleVariables(layers: VariableLayers, imports: StepImp
   }
   const environment: Record<string, string> = {};
   const lines: string[] = [];
-  for (const variable of winners.values()) {
+  for (const variable of winners) {
     if (variable.category === 'ENV') {
       // Stored keys are checked when saved; a step's inputs name theirs in the template.
       if (environmentKey.test(variable.key)) environment[variable.key] = variable.value;

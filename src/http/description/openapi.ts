@@ -83,8 +83,8 @@ function describedPaths(routes: readonly DescribedRoute[]): Record<string, Recor
       });
     }
     const { success, examples } = route;
-    const json = (schema: unknown, example: unknown) => ({
-      'application/json': { schema, ...(example === undefined ? {} : { example }) },
+    const json = (schema: unknown, example: unknown, mediaType = 'application/json') => ({
+      [mediaType]: { schema, ...(example === undefined ? {} : { example }) },
     });
     const query = Object.entries(route.query ?? {}).map(([name, schema]) => ({ name, in: 'query', required: false, schema }));
     item[route.method.toLowerCase()] = {
@@ -96,11 +96,11 @@ function describedPaths(routes: readonly DescribedRoute[]): Record<string, Recor
       responses: {
         [String(success.status)]: {
           description: success.description,
-          ...(success.mediaType !== undefined
-            ? { content: { [success.mediaType]: {} } }
-            : success.schema === undefined
+          ...(success.schema === undefined
+            ? success.mediaType === undefined
               ? {}
-              : { content: json(success.schema, examples?.answer) }),
+              : { content: { [success.mediaType]: {} } }
+            : { content: json(success.schema, examples?.answer, success.mediaType) }),
         },
         ...Object.fromEntries(
           route.errors.flatMap((error) =>

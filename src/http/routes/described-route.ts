@@ -17,7 +17,8 @@ export interface DescribedRoute {
   body?: JsonSchema;
   /**
    * The success answer: its status, and the schema of its body (none for an empty answer); or the
-   * media type of a body that is not JSON (a zip), described without a schema.
+   * media type of a body that is not JSON (a zip), described without a schema; or both, for JSON
+   * of another media type (a JSON:API document).
    */
   success: { status: number; description: string; schema?: JsonSchema; mediaType?: string };
   /** The error statuses the route answers, each with a JSON:API error document (and what it means here, where the status says too little). */

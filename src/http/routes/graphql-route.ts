@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Engine } from '../../engine/index.js';
 import type { GraphQLErrorObject } from '../../graphql/errors.js';
 import type { GraphQLRequest, GraphQLService } from '../../graphql/run.js';
+import type { DerivedList } from '../../graphql/derived.js';
 import type { Logger } from '../../log.js';
 import { acceptedMediaRanges } from '../../media-types.js';
 import type { UnmodeledRecord } from '../../model/index.js';
@@ -34,7 +35,12 @@ const graphqlResponseType = 'application/graphql-response+json';
  */
 export function graphqlRoute(
   api: FastifyInstance,
-  { engine, unmodeled, log }: { engine: Engine; unmodeled: Readonly<Record<string, UnmodeledRecord>>; log: Logger },
+  {
+    engine,
+    unmodeled,
+    derived = [],
+    log,
+  }: { engine: Engine; unmodeled: Readonly<Record<string, UnmodeledRecord>>; derived?: readonly DerivedList[]; log: Logger },
 ): Promise<void> {
   const unexpectedIn = (request: FastifyRequest) => (error: Error) => {
     log.error({ reqId: request.id, error: describeError(error), path: graphqlPath }, 'request failed');
@@ -50,7 +56,7 @@ export function graphqlRoute(
       }>;
   const load = () =>
     (loading ??= Promise.all([import('../../graphql/run.js'), import('../../graphql/errors.js')]).then(([graphql, errors]) => ({
-      service: graphql.graphqlService(engine.registry, unmodeled),
+      service: graphql.graphqlService(engine.registry, unmodeled, derived),
       graphql,
       errors,
     })));

@@ -6,6 +6,35 @@ import tseslint from 'typescript-eslint';
 /** Entry points: the only modules that assemble the layers below them (commands/: the CLI's commands). */
 const entryPoints = ['./src/app.ts', './src/cli.ts', './src/server.ts', './src/commands'];
 
+/** The files of runs/ that run a job's steps on an executor; they reach the Jobs service through the runner port alone. */
+const executorFiles = [
+  'executor.ts',
+  'job-run.ts',
+  'logged-step.ts',
+  'step-runner.ts',
+  'step-process.ts',
+  'step-output.ts',
+  'step-folders.ts',
+  'plan-view.ts',
+  'tool-binaries.ts',
+  'prerequisites.ts',
+  'stop-reason.ts',
+  'run-report.ts',
+];
+
+/**
+ * The other files of runs/ the executor side may import: the runner port, and leaves that import
+ * nothing of the service (a flow's reading, a run's variables). Every other file of runs/ is the
+ * Jobs service's, which owns jobs and reads and writes the store through the engine's ServiceWork.
+ */
+const executorMayImport = ['runner-port.ts', 'flow.ts', 'run-variables.ts'];
+
+/** The transition table, a leaf that imports nothing: the run report reads its status groups directly. */
+const transitionTable = 'job-statuses.ts';
+
+/** The executor side's files, but `file` when one is named. */
+const executorSideBut = (file) => executorFiles.filter((one) => one !== file).map((one) => `./src/runs/${one}`);
+
 /**
  * The direction of dependencies between the folders of src/ (see the README's architecture
  * section): each zone names a folder and the folders it must not import.
@@ -75,6 +104,46 @@ const layers = [
     target: ['./src/store', './src/rsql'],
     from: ['./src/engine', './src/jsonapi', './src/graphql', './src/http', './src/policy', ...entryPoints],
     message: 'The store and the filter compiler sit below the engine.',
+  },
+  {
+    target: executorSideBut(),
+    from: './src/runs',
+    except: [...executorFiles, ...executorMayImport, transitionTable].map((file) => `./${file}`),
+    message:
+      'The executor reaches the Jobs service through runs/runner-port.ts alone, in plain JSON, so the two may run apart; it reads no record itself.',
+  },
+  {
+    target: executorSideBut(),
+    from: ['./src/engine', './src/store', './src/resources'],
+    message: 'The executor reads and writes no record: the Jobs service does, and the executor asks it through runs/runner-port.ts.',
+  },
+  {
+    target: executorSideBut('run-report.ts'),
+    from: `./src/runs/${transitionTable}`,
+    message: 'The executor takes statuses through runs/runner-port.ts; only run-report.ts reads the transition table, a leaf, directly.',
+  },
+  {
+    target: './src/http',
+    from: './src/runs',
+    except: ['./index.ts'],
+    message: 'runs/ has one front door for HTTP: src/runs/index.ts.',
+  },
+  {
+    target: './src/runs',
+    from: ['./src/resources', './src/http', './src/jsonapi', './src/graphql'],
+    message: 'runs/ sits below the transports and receives the registry: it imports no transport and no declaration.',
+  },
+  {
+    target: './src/runs',
+    from: './src/engine',
+    except: ['./index.ts'],
+    message: 'runs/ reaches the engine through its one door, src/engine/index.ts (ServiceWork: reads, and transactions in a unit of work).',
+  },
+  {
+    target: ['./src/notifications', './src/git', './src/outbound', './src/terraform', './src/events'],
+    from: ['./src/resources', './src/http', './src/jsonapi', './src/graphql', './src/commands'],
+    message:
+      'These folders serve the layers above them: they import no declaration, no transport and no command, and receive what they need.',
   },
 ];
 

@@ -223,7 +223,7 @@ for (const kind of storeKinds) {
       assert.equal(next.facts.job, second);
       await session.update(jobAt(second), () => ({ attributes: { status: 'cancelled' }, relationships: {} }));
       // The client's cancel wins over the executor's moves; the executor only lets the job go.
-      assert.equal(await port.renew(second, 'executor-a', 60_000), 'cancelled');
+      assert.equal(await port.renew(second, 'executor-a', 60_000), 'endedByClient');
       assert.equal(await port.jobRunning(second, 'executor-a', {}), false);
       assert.equal(await port.jobEnded(second, 'executor-a', null), true);
       assert.equal((await jobRow(second)).status, 'cancelled');

@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { registry } from '../src/resources/index.ts';
+import { runStatuses } from '../src/runs/job-statuses.ts';
 
 const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'src');
 
@@ -24,6 +25,10 @@ const otherMeanings: Record<string, string[]> = {
   // The unit of work appends the change rows the audit trail's declarations only read; `action` is
   // the change row's column that says what happened to a record (create, update, ...).
   'engine/unit-of-work.ts': ['record_change', 'action'],
+  // The layer a run's variable came from, as the effective variables name it: the workspace's own, or a collection's item.
+  'runs/run-variables.ts': ['workspace', 'collection'],
+  'runs/variable-layers.ts': ['collection'],
+  'http/routes/effective-variables-route.ts': ['workspace', 'collection'],
 };
 
 function sourceFiles(folder: string): string[] {
@@ -116,6 +121,53 @@ describe('structure', () => {
       }
     }
     assert.deepEqual(offences, []);
+  });
+
+  it('names a job status only in the transition table: everything else says status.running', () => {
+    // `unknown` is also the word for a value nobody knows (a lock's holder, a key's id): Stratum never sets it as a status.
+    const statuses = new Set<string>(runStatuses.filter((name) => name !== 'unknown'));
+    const offences: string[] = [];
+    for (const file of sourceFiles(src)) {
+      const relative = path.relative(src, file).split(path.sep).join('/');
+      if (relative === 'runs/job-statuses.ts' || relative.startsWith('store/migrations/')) continue;
+      for (const { text, line } of stringLiterals(file)) if (statuses.has(text)) offences.push(`src/${relative}:${line} names '${text}'`);
+    }
+    assert.deepEqual(offences, []);
+  });
+
+  it("writes rows only where the architecture says: the engine's units of work, and the named owners of their own tables", () => {
+    /**
+     * Every file that writes a table, and why it may: README, "Where writes happen". A file that
+     * starts writing must be added here with its reason.
+     */
+    const writers: Record<string, string> = {
+      'engine/unit-of-work.ts': 'the change and outbox rows of every unit of work',
+      'engine/write.ts': "the record engine's creates, updates and deletes, in a unit of work",
+      'engine/relationships.ts': "a record's links, in the write's unit of work",
+      'engine/members.ts': "many-to-many members, in the write's unit of work",
+      'engine/sequence.ts': "the next id of a sequence, in the create's transaction",
+      'engine/counts.ts': 'a counted use (a download), one statement with its change',
+      'engine/shaped-queries.ts': 'the one-statement create, its change row inside it',
+      'engine/state.ts': 'state versions and locks, in a unit of work',
+      'engine/kept-rows.ts': 'rows kept beside the records (locks, tokens, job flows), each recorded',
+      'auth/api-tokens.ts': 'API tokens issued and revoked, recorded through the engine',
+      'auth/signing-key.ts': 'the token-signing key of a PostgreSQL store, once, at start',
+      'secrets/encryption-key.ts': 'the check that the encryption key opens what it sealed, once, at start',
+      'secrets/rotation.ts': 'sealed values sealed again under a new key (`stratum rotate-encryption-key`), each recorded',
+      'notifications/deliveries.ts': 'notification deliveries, each recorded as a kept change',
+      'events/outbox-relay.ts': 'outbox rows claimed and removed once delivered',
+      'store/retention.ts': 'change rows past their retention, pruned',
+      'runs/job-queue.ts': "the Jobs service's hold of a workspace (workspace_run), in ServiceWork transactions",
+      'runs/job-recovery.ts': "the Jobs service's holds of stopped executors, released",
+      'runs/run-store.ts': "a run's step logs and saved plans, the Jobs service's own tables",
+      'runs/run-overview.ts': 'which executors are alive',
+      'runs/schedule-fires.ts': "each schedule's next firing, taken by one process",
+    };
+    const found = sourceFiles(src)
+      .map((file) => path.relative(src, file).split(path.sep).join('/'))
+      .filter((relative) => !relative.startsWith('store/migrations/'))
+      .filter((relative) => /insertInto|updateTable|deleteFrom/.test(fs.readFileSync(path.join(src, relative), 'utf8')));
+    assert.deepEqual(found.sort(), Object.keys(writers).sort());
   });
 
   it('finds a resource name where one is written, so the check above can fail', () => {

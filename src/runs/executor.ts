@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../log.js';
-import type { JobEvents } from './job-events.js';
 import { runJob, type JobEnd, type JobRunParts } from './job-run.js';
 import { RunReport, type RunMetrics } from './run-report.js';
-import { status, wakesExecutors, type ClaimedJob } from './runner-port.js';
+import { status, wakesExecutors, type ClaimedJob, type JobEvents } from './runner-port.js';
 import { clearLeftovers } from './step-folders.js';
-import { stopReason } from './stop-reason.js';
+import { clientCancel, stopReason } from './stop-reason.js';
 
 export interface ExecutorSettings {
   /** The most jobs this executor runs at once. */
@@ -78,7 +77,7 @@ export class Executor {
     await this.recover();
     this.unlisten = events.listen((event) => {
       const held = this.running.get(String(event.jobId));
-      if (held !== undefined && event.status === status.cancelled) held.abort.abort('cancelled');
+      if (held !== undefined && event.status === status.cancelled) held.abort.abort(clientCancel);
       if ((wakesExecutors as readonly string[]).includes(event.status)) this.wake();
     });
     this.timer = setInterval(() => this.wake(), this.settings.pollMs);
@@ -166,7 +165,7 @@ export class Executor {
       () => {
         void this.parts.port.renew(id, this.id, this.settings.leaseMs).then(
           (holding) => {
-            if (holding !== 'held') abort.abort('cancelled');
+            if (holding !== 'held') abort.abort(clientCancel);
           },
           (error: unknown) => this.log.warn({ err: error, executor: this.id, job: id }, `executor: renewing the lease of job ${id} failed`),
         );

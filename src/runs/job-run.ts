@@ -2,7 +2,7 @@ import path from 'node:path';
 import { stopReason } from './stop-reason.js';
 import type { FailureReason, JobFacts, RunReport, StepFacts } from './run-report.js';
 import { runLoggedStep, type RunSettings } from './logged-step.js';
-import { status, stepDone, type ClaimedJob, type JobSpec, type RunnerPort, type RunStatus } from './runner-port.js';
+import { status, stepDone, stepStatusAfter, type ClaimedJob, type JobSpec, type RunnerPort, type RunStatus } from './runner-port.js';
 import { ToolProblem, type ToolBinaries } from './tool-binaries.js';
 
 /** What a job's run uses: the port to the service, the tools, and the settings. */
@@ -104,9 +104,15 @@ async function runSteps(
       { port, settings: parts.settings },
       { spec, flow, variables, binary, environment, secrets, stepId, jobId, executor, cancel },
     );
-    report.stepEnded(facts, step, outcome.kind, Date.now() - started, outcome.kind === 'failed' ? outcome.exitCode : undefined);
+    report.stepEnded(
+      facts,
+      step,
+      stepStatusAfter[outcome.kind],
+      Date.now() - started,
+      outcome.kind === 'unsuccessful' ? outcome.exitCode : undefined,
+    );
     // A client's cancel has marked the job's unfinished steps cancelled already; a stop of the executor has not.
-    if (outcome.kind === 'cancelled') {
+    if (outcome.kind === 'interrupted') {
       await moveStep(status.cancelled);
       if (cancel.reason === stopReason) {
         interrupted = `step ${flow.step} (${flow.name})`;
@@ -119,7 +125,7 @@ async function runSteps(
       spec.ref = outcome.commit;
       if (!(await port.jobRunning(jobId, executor, { commitId: outcome.commit }))) return { status: 'left' };
     }
-    if (outcome.kind === 'failed') {
+    if (outcome.kind === 'unsuccessful') {
       await moveStep(status.failed);
       if (flow.ignoreError) continue;
       await skipRest();

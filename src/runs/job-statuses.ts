@@ -119,6 +119,12 @@ export const liveStep: readonly RunStatus[] = ['pending', 'running'];
 /** Steps a job's run has nothing left to do in: it starts from the first step not among these. */
 export const stepDone: readonly RunStatus[] = ['completed', 'notExecuted'];
 
+/** The status a step takes after its tool's run: it succeeded, it did not, or it was interrupted. */
+export const stepStatusAfter = { succeeded: 'completed', unsuccessful: 'failed', interrupted: 'cancelled' } as const satisfies Record<
+  string,
+  RunStatus
+>;
+
 /** What recovery makes of a step that was running when its executor stopped. */
 export const recoveredStep = { from: status.running, to: status.failed } as const;
 

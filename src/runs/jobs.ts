@@ -68,7 +68,7 @@ export class Jobs implements RunnerPort {
 
   async renew(jobId: string, executor: string, leaseMs: number): Promise<Holding> {
     const now = await this.queue.renew(jobId, executor, leaseMs);
-    return now === undefined ? 'lost' : now === status.cancelled ? 'cancelled' : 'held';
+    return now === undefined ? 'lost' : now === status.cancelled ? 'endedByClient' : 'held';
   }
 
   jobRunning(jobId: string, executor: string, findings: RunFindings): Promise<boolean> {

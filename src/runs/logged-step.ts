@@ -97,7 +97,7 @@ export async function runLoggedStep(parts: StepStore, step: LoggedStep): Promise
     keptFolder = !(await keepErroredState(port, note, directory, output, step.spec.tool.kind));
     output.end();
     await flush(true);
-    if (outcome?.kind === 'completed' && outcome.planView !== undefined) await port.savePlanView(step.stepId, outcome.planView);
+    if (outcome?.kind === 'succeeded' && outcome.planView !== undefined) await port.savePlanView(step.stepId, outcome.planView);
     if (!keptFolder) await rm(directory, { recursive: true, force: true });
   }
 }

@@ -5,8 +5,10 @@ import type { StepLog, ToolVersionInUse } from './run-store.js';
 import type { StepNote } from './step-folders.js';
 
 export type { JobSpec } from './job-spec.js';
-export { status, stepDone, wakesExecutors, type RunStatus } from './job-statuses.js';
+export { status, stepDone, stepStatusAfter, wakesExecutors, type RunStatus } from './job-statuses.js';
 export type { StepLog, ToolVersionInUse } from './run-store.js';
+/** What wakes an executor: the job status changes every process hears (a job became takeable, or a client ended one it runs). */
+export type { JobEvents } from './job-events.js';
 
 /** A job an executor took: who it is, the status it was taken in, and its spec, or why it cannot run. */
 export type ClaimedJob = { facts: JobFacts; status: RunStatus } & ({ spec: JobSpec } | { problem: string });
@@ -30,7 +32,7 @@ export interface JobEnding {
 }
 
 /** Whether the executor still holds a job it renews: it runs on, a client cancelled it, or another took it over. */
-export type Holding = 'held' | 'cancelled' | 'lost';
+export type Holding = 'held' | 'endedByClient' | 'lost';
 
 /**
  * What an executor and the service say to each other, in plain JSON values only (no optional

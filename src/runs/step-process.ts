@@ -21,7 +21,7 @@ export interface StepProcess {
 
 export type StepEnd =
   | { kind: 'exited'; code: number }
-  | { kind: 'cancelled' | 'timed out'; code: number | null; signal: NodeJS.Signals | null }
+  | { kind: 'interrupted' | 'timed out'; code: number | null; signal: NodeJS.Signals | null }
   | { kind: 'killed'; signal: NodeJS.Signals }
   | { kind: 'not started'; reason: string };
 
@@ -45,7 +45,7 @@ export function signalGroup(pid: number, signal: NodeJS.Signals): void {
 export function runStepProcess(step: StepProcess): Promise<StepEnd> {
   return new Promise((resolve) => {
     if (step.cancel?.aborted === true) {
-      resolve({ kind: 'cancelled', code: null, signal: null });
+      resolve({ kind: 'interrupted', code: null, signal: null });
       return;
     }
     const child = spawn(step.command, step.args, {
@@ -55,9 +55,9 @@ export function runStepProcess(step: StepProcess): Promise<StepEnd> {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     if (child.pid !== undefined) step.started?.(child.pid);
-    let stopping: 'cancelled' | 'timed out' | undefined;
+    let stopping: 'interrupted' | 'timed out' | undefined;
     const timers: NodeJS.Timeout[] = [];
-    const stop = (why: 'cancelled' | 'timed out') => {
+    const stop = (why: 'interrupted' | 'timed out') => {
       if (stopping !== undefined || child.pid === undefined || child.exitCode !== null) return;
       stopping = why;
       const pid = child.pid;
@@ -65,7 +65,7 @@ export function runStepProcess(step: StepProcess): Promise<StepEnd> {
       timers.push(setTimeout(() => signalGroup(pid, 'SIGINT'), step.graceMs));
       timers.push(setTimeout(() => signalGroup(pid, 'SIGKILL'), 2 * step.graceMs));
     };
-    const onCancel = () => stop('cancelled');
+    const onCancel = () => stop('interrupted');
     step.cancel?.addEventListener('abort', onCancel, { once: true });
     timers.push(setTimeout(() => stop('timed out'), step.timeoutMs));
 

@@ -31,9 +31,9 @@ export interface StepPlace {
 
 /** How a step ended: a plan also says whether it found changes; every step says the commit it ran. */
 export type StepOutcome =
-  | { kind: 'completed'; commit: string; planChanges?: boolean; planView?: PlanChange[] }
-  | { kind: 'failed'; reason: string; commit?: string; exitCode?: number }
-  | { kind: 'cancelled' };
+  | { kind: 'succeeded'; commit: string; planChanges?: boolean; planView?: PlanChange[] }
+  | { kind: 'unsuccessful'; reason: string; commit?: string; exitCode?: number }
+  | { kind: 'interrupted' };
 
 /** A backend override: whatever backend the repository names, the run keeps its state in Stratum. */
 const backendOverride = 'zz_stratum_backend_override.tf';
@@ -79,7 +79,7 @@ export async function runStep(place: StepPlace): Promise<StepOutcome> {
       );
     if (type === 'customScripts') {
       await runScripts(place, folder, place.flow.commands);
-      return { kind: 'completed', commit };
+      return { kind: 'succeeded', commit };
     }
     let planChanges: boolean | undefined;
     let view: PlanChange[] | undefined;
@@ -108,18 +108,18 @@ export async function runStep(place: StepPlace): Promise<StepOutcome> {
     }
     await scripts('after');
     return {
-      kind: 'completed',
+      kind: 'succeeded',
       commit,
       ...(planChanges === undefined ? {} : { planChanges }),
       ...(view === undefined ? {} : { planView: view }),
     };
   } catch (error) {
-    if (error instanceof StepCancelled) return { kind: 'cancelled' };
+    if (error instanceof StepCancelled) return { kind: 'interrupted' };
     if (error instanceof StepFailure || error instanceof GitFailure) {
       output.write(`\n${error.message}\n`);
       const exitCode = error instanceof StepFailure ? error.exitCode : undefined;
       return {
-        kind: 'failed',
+        kind: 'unsuccessful',
         reason: error.message,
         ...(commit === undefined ? {} : { commit }),
         ...(exitCode === undefined ? {} : { exitCode }),
@@ -174,7 +174,7 @@ async function showPlan(place: StepPlace, folder: string): Promise<PlanChange[] 
   const shown = place.output.alike(shownPlanLimit);
   const end = await run({ ...place, output: shown }, folder, place.binary, ['show', '-json', planFile]);
   shown.end();
-  if (end.kind === 'cancelled') throw new StepCancelled();
+  if (end.kind === 'interrupted') throw new StepCancelled();
   const { text, trimmed } = shown.snapshot();
   let view: PlanChange[] | undefined;
   try {
@@ -240,7 +240,7 @@ function stepEnded(end: StepEnd, what: string): Error {
   switch (end.kind) {
     case 'exited':
       return new StepFailure(`${what} exited with code ${end.code}.`, end.code);
-    case 'cancelled':
+    case 'interrupted':
       return new StepCancelled();
     case 'timed out':
       return new StepFailure(`${what} ran out of time and was stopped.`);

@@ -1,5 +1,5 @@
 import type { Engine, ServiceWork } from '../engine/index.js';
-import { isTrue, type Row } from '../model/index.js';
+import { isTrue, type ResourceDeclaration, type Row } from '../model/index.js';
 import type { RunRecords } from './run-records.js';
 import { resolveVariables, type ResolvedVariable, type RunVariable, type VariableLayers, type VariableOrigin } from './run-variables.js';
 
@@ -21,7 +21,7 @@ export async function readVariableLayers(
   open: boolean,
 ): Promise<VariableLayers> {
   const { db } = work;
-  const under = async (resource: RunRecords['variable'], parentId: string): Promise<RunVariable[]> => {
+  const under = async (resource: ResourceDeclaration, parentId: string): Promise<RunVariable[]> => {
     const rows = await db
       .selectFrom(resource.table)
       .selectAll()

@@ -5,6 +5,7 @@
  * by the test, call by call.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,6 +24,8 @@ import { Jobs } from '../src/runs/jobs.ts';
 import { throughJson, type ClaimedJob, type JobSpec, type RunnerPort } from '../src/runs/runner-port.ts';
 import { openSecretCipher } from '../src/secrets/encryption-key.ts';
 import { openStore, type Store } from '../src/store/database.ts';
+import { approvedUnheld, heldJobs, releaseEndedHolds, takeablePending } from '../src/runs/claim-queries.ts';
+import { compileOnly } from './compile-only.ts';
 import { createDatabase, storeKinds } from './harness.ts';
 
 describe('the job transition table', () => {
@@ -75,6 +78,29 @@ describe('the job transition table', () => {
     assert.equal(stepMayMove('completed', 'running'), false);
     assert.equal(stepMayMove('notExecuted', 'running'), false);
   });
+});
+
+describe('the claim and recovery SQL', () => {
+  for (const dialect of ['sqlite', 'postgres'] as const) {
+    it(`is the reviewed SQL on ${dialect}`, () => {
+      const db = compileOnly(dialect);
+      const queries = {
+        releaseEndedHolds: releaseEndedHolds(db, runRecords),
+        approvedUnheld: approvedUnheld(db, runRecords),
+        takeablePending: takeablePending(db, runRecords),
+        heldJobs: heldJobs(db),
+      };
+      const actual = Object.entries(queries)
+        .map(([name, query]) => {
+          const { sql, parameters } = query.compile();
+          return `-- ${name} ${JSON.stringify(parameters)}\n${sql}\n`;
+        })
+        .join('\n');
+      const file = path.join(import.meta.dirname, 'snapshots', `claim-${dialect}.sql`);
+      if (process.env.UPDATE_SNAPSHOTS === '1') fs.writeFileSync(file, actual);
+      assert.equal(actual, fs.readFileSync(file, 'utf8'));
+    });
+  }
 });
 
 const planApproveApply = Buffer.from(

@@ -158,6 +158,7 @@ describe('structure', () => {
       'events/outbox-relay.ts': 'outbox rows claimed and removed once delivered',
       'store/retention.ts': 'change rows past their retention, pruned',
       'runs/job-queue.ts': "the Jobs service's hold of a workspace (workspace_run), in ServiceWork transactions",
+      'runs/claim-queries.ts': "a claim's release of the holds of jobs a client ended while nobody ran them",
       'runs/job-recovery.ts': "the Jobs service's holds of stopped executors, released",
       'runs/run-store.ts': "a run's step logs and saved plans, the Jobs service's own tables",
       'runs/run-overview.ts': 'which executors are alive',

@@ -2,8 +2,9 @@ import type { ServiceTransaction, ServiceWork } from '../engine/index.js';
 import { ApiError } from '../errors.js';
 import type { AttributeValues, Row, WriteContext } from '../model/index.js';
 import { changeJobStatus } from './job-changes.js';
+import { approvedUnheld, releaseEndedHolds, takeablePending } from './claim-queries.js';
 import { jobEnded, jobIn, runTable } from './job-holds.js';
-import { claimable, status, stepMayMove, transitionOf, unfinishedStatuses, type RunStatus } from './job-statuses.js';
+import { claimable, status, stepMayMove, transitionOf, type RunStatus } from './job-statuses.js';
 import type { RunRecords } from './run-records.js';
 
 /** A change an executor makes to a job it holds. */
@@ -41,70 +42,12 @@ export class JobQueue {
    */
   async claim(executor: string, leaseMs: number): Promise<Row | undefined> {
     // A job a client ended while nobody ran it (rejected, cancelled while waiting) frees its workspace.
-    await this.work.db
-      .deleteFrom(runTable)
-      .where('executor', 'is', null)
-      .where(
-        'job_id',
-        'not in',
-        this.work.db
-          .selectFrom(this.table)
-          .select('id')
-          .where('status', 'in', [...unfinishedStatuses]),
-      )
-      .execute();
-    const approved = await this.work.db
-      .selectFrom(runTable)
-      .innerJoin(`${this.table} as j`, 'j.id', `${runTable}.job_id`)
-      .select('j.id')
-      .where(`${runTable}.executor`, 'is', null)
-      .where('j.status', '=', claimable.approved)
-      .limit(20)
-      .execute();
-    for (const { id } of approved) {
+    await releaseEndedHolds(this.work.db, this.records).execute();
+    for (const { id } of await approvedUnheld(this.work.db, this.records).execute()) {
       const claimed = await this.resume(String(id), executor, leaseMs);
       if (claimed !== undefined) return claimed;
     }
-    const pending = await this.work.db
-      .selectFrom(`${this.table} as j`)
-      .selectAll('j')
-      .where('j.status', '=', claimable.fresh)
-      .where((eb) =>
-        eb.not(eb.exists(eb.selectFrom(runTable).select('job_id').whereRef(`${runTable}.workspace_id`, '=', 'j.workspace_id'))),
-      )
-      // A locked workspace keeps its jobs waiting, as in Terrakube, until it is unlocked.
-      .where((eb) =>
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom(`${this.records.workspace.table} as w`)
-              .select('w.id')
-              .whereRef('w.id', '=', 'j.workspace_id')
-              .where('w.locked', '=', 1),
-          ),
-        ),
-      )
-      .where((eb) =>
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom(`${this.table} as e`)
-              .select('e.id')
-              .whereRef('e.workspace_id', '=', 'j.workspace_id')
-              .where('e.status', 'in', [...unfinishedStatuses])
-              .where((inner) =>
-                inner.or([
-                  inner('e.created_date', '<', inner.ref('j.created_date')),
-                  inner.and([inner('e.created_date', '=', inner.ref('j.created_date')), inner('e.id', '<', inner.ref('j.id'))]),
-                ]),
-              ),
-          ),
-        ),
-      )
-      .orderBy('j.created_date')
-      .orderBy('j.id')
-      .limit(20)
-      .execute();
+    const pending = await takeablePending(this.work.db, this.records).execute();
     for (const candidate of pending) {
       try {
         const claimed = await this.take(candidate, executor, leaseMs);

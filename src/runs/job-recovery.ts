@@ -1,4 +1,5 @@
 import type { ServiceWork } from '../engine/index.js';
+import { heldJobs } from './claim-queries.js';
 import { changeJobStatus } from './job-changes.js';
 import { jobEnded, jobIn, runTable } from './job-holds.js';
 import { recoveredStep, status, transitionOf, type RunStatus } from './job-statuses.js';
@@ -17,7 +18,7 @@ export async function recoverJobs(
   orphaned: (executor: string) => boolean,
 ): Promise<{ jobId: string; executor: string }[]> {
   const now = new Date().toISOString();
-  const held = await work.db.selectFrom(runTable).selectAll().where('executor', 'is not', null).execute();
+  const held = await heldJobs(work.db).execute();
   const ended: { jobId: string; executor: string }[] = [];
   for (const run of held) {
     const executor = String(run.executor);

@@ -1,0 +1,91 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/database.js';
+import { runTable } from './job-holds.js';
+import { claimable, unfinishedStatuses } from './job-statuses.js';
+import type { RunRecords } from './run-records.js';
+
+/**
+ * The queries of a claim and of recovery, built apart from running them so that their SQL on each
+ * store is reviewed (test/snapshots/claim-*.sql): they decide which job runs next, for every
+ * replica at once.
+ */
+
+/** Frees the workspaces of jobs a client ended while nobody ran them (rejected, or cancelled while waiting). */
+export function releaseEndedHolds(db: Kysely<Database>, records: RunRecords) {
+  return db
+    .deleteFrom(runTable)
+    .where('executor', 'is', null)
+    .where(
+      'job_id',
+      'not in',
+      db
+        .selectFrom(records.job.table)
+        .select('id')
+        .where('status', 'in', [...unfinishedStatuses]),
+    );
+}
+
+/** Approved jobs that hold their workspace and that no executor runs: their run goes on first. */
+export function approvedUnheld(db: Kysely<Database>, records: RunRecords) {
+  return db
+    .selectFrom(runTable)
+    .innerJoin(`${records.job.table} as j`, 'j.id', `${runTable}.job_id`)
+    .select('j.id')
+    .where(`${runTable}.executor`, 'is', null)
+    .where('j.status', '=', claimable.approved)
+    .limit(20);
+}
+
+/**
+ * Pending jobs an executor may take, oldest first: of a workspace no job holds, that is not
+ * locked, with no unfinished job created before it.
+ */
+export function takeablePending(db: Kysely<Database>, records: RunRecords) {
+  const jobs = records.job.table;
+  return (
+    db
+      .selectFrom(`${jobs} as j`)
+      .selectAll('j')
+      .where('j.status', '=', claimable.fresh)
+      .where((eb) =>
+        eb.not(eb.exists(eb.selectFrom(runTable).select('job_id').whereRef(`${runTable}.workspace_id`, '=', 'j.workspace_id'))),
+      )
+      // A locked workspace keeps its jobs waiting, as in Terrakube, until it is unlocked.
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom(`${records.workspace.table} as w`)
+              .select('w.id')
+              .whereRef('w.id', '=', 'j.workspace_id')
+              .where('w.locked', '=', 1),
+          ),
+        ),
+      )
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom(`${jobs} as e`)
+              .select('e.id')
+              .whereRef('e.workspace_id', '=', 'j.workspace_id')
+              .where('e.status', 'in', [...unfinishedStatuses])
+              .where((inner) =>
+                inner.or([
+                  inner('e.created_date', '<', inner.ref('j.created_date')),
+                  inner.and([inner('e.created_date', '=', inner.ref('j.created_date')), inner('e.id', '<', inner.ref('j.id'))]),
+                ]),
+              ),
+          ),
+        ),
+      )
+      .orderBy('j.created_date')
+      .orderBy('j.id')
+      .limit(20)
+  );
+}
+
+/** The jobs executors hold, with their leases: what recovery looks through. */
+export function heldJobs(db: Kysely<Database>) {
+  return db.selectFrom(runTable).selectAll().where('executor', 'is not', null);
+}

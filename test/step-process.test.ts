@@ -106,7 +106,7 @@ describe('step process', () => {
     });
     const end = await runStepProcess(step);
     step.output.end();
-    assert.deepEqual(end, { kind: 'cancelled', code: 130, signal: null });
+    assert.deepEqual(end, { kind: 'interrupted', code: 130, signal: null });
     assert.match(step.output.text(), /interrupted, saving/);
   });
 
@@ -163,7 +163,7 @@ describe('step process', () => {
         });
         const end = await apply.end;
         apply.output.end();
-        assert.deepEqual(end, { kind: 'cancelled', code: 1, signal: null }, apply.output.text());
+        assert.deepEqual(end, { kind: 'interrupted', code: 1, signal: null }, apply.output.text());
         assert.match(apply.output.text(), /Interrupt received/);
         assert.ok(!apply.output.text().includes(recorder.password));
         // The state of what finished was written, and the lock released.

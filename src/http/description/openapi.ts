@@ -90,6 +90,7 @@ function describedPaths(routes: readonly DescribedRoute[]): Record<string, Recor
     item[route.method.toLowerCase()] = {
       operationId: route.operationId,
       summary: route.summary,
+      ...(route.tag === undefined ? {} : { tags: [route.tag] }),
       ...(route.public === true ? { security: [] } : {}),
       ...(query.length === 0 ? {} : { parameters: query }),
       ...(route.body === undefined ? {} : { requestBody: { required: true, content: json(route.body, examples?.body) } }),

@@ -30,6 +30,8 @@ export interface DescribedRoute {
    * path parameters (placeholders a client replaces with the ids of its records).
    */
   examples?: { body?: unknown; answer?: unknown; params?: Record<string, string> };
+  /** The group the description lists it under, when it is a resource's (a workspace's effective variables); else its path's. */
+  tag?: string;
   /** Served without a token (described with no security requirement). */
   public?: true;
   handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;

@@ -77,6 +77,7 @@ export function effectiveVariablesRoute(
     method: 'GET',
     url: `/api/v1/${tenant.type}/:${tenantParameter}/${workspace.type}/:${workspaceParameter}/effectiveVariable`,
     operationId: 'read_effective_variables',
+    tag: workspace.type,
     summary: "A workspace's effective variables: what a run receives, where each came from, and what it overrode",
     params: { [tenantParameter]: idSchema, [workspaceParameter]: idSchema },
     examples: { params: { [tenantParameter]: ids.get(tenant.type) ?? '', [workspaceParameter]: ids.get(workspace.type) ?? '' } },

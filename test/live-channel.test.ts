@@ -140,6 +140,18 @@ describeEachStore('live channel', (context) => {
     await made.dispose();
   });
 
+  it('keeps the connection of a token that lives longer than a timer can wait (30 days, the default of stratum token)', async () => {
+    const lasting = await context.server.token({ groups: ['STRATUM_ADMIN'], ttlSeconds: 30 * 24 * 3600 });
+    const { client: made, closed } = client(context.server.url, lasting);
+    const outcome = await Promise.race([
+      first(made, 'subscription ($id: ID!) { organizationJobStatusChanged(organizationId: $id) { jobId status } }', { id: organization }),
+      closed.then((event) => ({ closedWith: event.code })),
+      new Promise((resolve) => setTimeout(() => resolve('open'), 1500)),
+    ]);
+    assert.equal(outcome, 'open');
+    await made.dispose();
+  });
+
   it("refuses a subscription to another organization's workspace or organization as not found, and keeps the connection", async () => {
     const outsider = await context.server.token({ groups: ['live-channel-outsiders'] });
     const { client: made } = client(context.server.url, outsider);

@@ -364,6 +364,29 @@ describeEachStore('the Terraform http state backend', { env: { STRATUM_STATE_MAX
       assert.equal((await context.server.get(`/api/v1/organization/${organization}`, { token: credential })).status, 401);
     });
 
+    it("keeps a job's credential off a lock it did not take, even when it names the lock's ID", async () => {
+      const credential = await mintStateCredential(context.server.signer, {
+        organizationId: organization,
+        workspaceId: workspace,
+        jobReference: '9',
+      });
+      // A person holds the lock; a refused lock shows its ID to whoever asks.
+      const info = lockInfo();
+      assert.equal((await send('LOCK', `${base(workspace)}/lock`, info)).status, 200);
+      const refused = await send('LOCK', `${base(workspace)}/lock`, lockInfo(), basic(credential));
+      assert.equal(refused.status, 423);
+      assert.equal(JSON.parse(refused.text).ID, JSON.parse(info).ID);
+      // Naming it neither releases the lock nor writes under it.
+      assert.equal((await send('UNLOCK', `${base(workspace)}/lock`, info, basic(credential))).status, 409);
+      assert.equal(
+        (await send('POST', `${path()}?ID=${JSON.parse(info).ID as string}`, stateText(50, 'x'), basic(credential))).status,
+        409,
+      );
+      // The person's lock is still held, and theirs to release.
+      assert.equal((await send('LOCK', `${base(workspace)}/lock`, lockInfo())).status, 423);
+      assert.equal((await send('UNLOCK', `${base(workspace)}/lock`, info)).status, 200);
+    });
+
     it("lets a job's credential read the state of the workspaces that share theirs with it, and change none", async () => {
       const credential = await mintStateCredential(context.server.signer, {
         organizationId: organization,

@@ -26,6 +26,8 @@ export interface LockPlace {
 export interface StateLock {
   id: string;
   who: string;
+  /** Who took it: a caller's audit name, or a job's holder (`job:N`). */
+  holder: string;
   info: string;
   created: string;
 }
@@ -47,7 +49,7 @@ export async function readLock(db: Kysely<Database>, workspaceId: string): Promi
   const row = await db.selectFrom(lockTable).selectAll().where('workspace_id', '=', workspaceId).executeTakeFirst();
   if (row === undefined) return undefined;
   const info = String(row.info);
-  return { id: String(row.lock_id), who: whoOf(info), info, created: String(row.created_date) };
+  return { id: String(row.lock_id), who: whoOf(info), holder: String(row.locked_by), info, created: String(row.created_date) };
 }
 
 /** The ID of Terraform's lock info JSON (`{"ID": ..., "Who": ...}`); 400 for a body that is not one. */
@@ -87,12 +89,14 @@ export async function acquireLock(tx: Scope, place: LockPlace, info: string, loc
 
 /**
  * Releases the lock: the holder's own unlock names its ID (409 with the holder's info when another
- * is held); `force` releases whatever is held. Releasing a state that is not locked does nothing.
+ * is held); `force` releases whatever is held. `onlyOf` (a job's credential) releases a lock that
+ * holder took alone: knowing another's lock ID, which a refused lock shows, is not holding it.
+ * Releasing a state that is not locked does nothing.
  */
-export async function releaseLock(tx: Scope, place: LockPlace, id: string | undefined): Promise<void> {
+export async function releaseLock(tx: Scope, place: LockPlace, id: string | undefined, onlyOf?: string): Promise<void> {
   const held = await readLock(tx.db, place.workspaceId);
   if (held === undefined) return;
-  if (id !== undefined && held.id !== id) throw new LockHeld(held, 409);
+  if ((id !== undefined && held.id !== id) || (onlyOf !== undefined && held.holder !== onlyOf)) throw new LockHeld(held, 409);
   await deleteKept(tx, lockChanges, { workspace_id: place.workspaceId, lock_id: held.id }, place.organizationId);
 }
 
@@ -112,8 +116,11 @@ export async function releaseLockOf(tx: Scope, place: LockPlace, holder: string)
   await deleteKept(tx, lockChanges, { workspace_id: place.workspaceId, locked_by: holder }, place.organizationId);
 }
 
-/** Why a state write is refused under the lock held (409), or undefined when it may go ahead. */
-export function lockConflict(held: StateLock | undefined, lockId: string | undefined): ApiError | undefined {
+/**
+ * Why a state write is refused under the lock held (409), or undefined when it may go ahead; a
+ * job's credential (`onlyOf`) writes under a lock its job took alone.
+ */
+export function lockConflict(held: StateLock | undefined, lockId: string | undefined, onlyOf?: string): ApiError | undefined {
   if (held === undefined) {
     return lockId === undefined
       ? undefined
@@ -122,7 +129,7 @@ export function lockConflict(held: StateLock | undefined, lockId: string | undef
           detail: `The state is not locked, so the lock ID ${lockId} the write names is not held (was it force-unlocked?); lock again and retry.`,
         });
   }
-  if (lockId === held.id) return undefined;
+  if (lockId === held.id && (onlyOf === undefined || held.holder === onlyOf)) return undefined;
   return new ApiError(409, {
     code: 'state_locked',
     detail: `The state is locked (ID ${held.id}, by ${held.who}, since ${held.created}); a write must name that lock's ID (?ID=).`,

@@ -103,7 +103,7 @@ export class WorkspaceState {
       const workspace = await this.authorize(tx);
       const id = info === undefined ? undefined : lockIdOf(info);
       if (id === undefined && workspace.credential) throw forbidden("A job credential releases its own lock alone: send the lock's info.");
-      await releaseLock(tx, this.lockPlace(workspace), id);
+      await releaseLock(tx, this.lockPlace(workspace), id, workspace.credential ? workspace.writer : undefined);
     });
   }
 
@@ -116,7 +116,7 @@ export class WorkspaceState {
     return inTransaction(this.scope, this.resources.history, async (tx) => {
       const workspace = await this.authorize(tx);
       const held = await readLock(tx.db, this.place.workspaceId);
-      const refusal = lockConflict(held, write.lockId);
+      const refusal = lockConflict(held, write.lockId, workspace.credential ? workspace.writer : undefined);
       if (refusal !== undefined) throw refusal;
       const header = stateHeader(text);
       const current = await this.newest(tx);

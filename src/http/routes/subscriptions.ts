@@ -184,11 +184,8 @@ export const subscriptions = fp(
           const expiresAt = caller.token.expiresAt;
           if (expiresAt !== undefined) {
             const socket = ctx.extra.socket;
-            const timer = setTimeout(
-              () => socket.close(4403, 'Forbidden: the token expired'),
-              Math.max(0, expiresAt.getTime() - Date.now()),
-            );
-            socket.once('close', () => clearTimeout(timer));
+            const stop = atExpiry(expiresAt, () => socket.close(4403, 'Forbidden: the token expired'));
+            socket.once('close', stop);
           }
           return true;
         },
@@ -205,3 +202,26 @@ export const subscriptions = fp(
   },
   { name: 'subscriptions' },
 );
+
+/** The longest delay a timer takes: a longer one fires at once (Node clamps it to 1 ms). */
+const longestTimerMs = 2 ** 31 - 1;
+
+/**
+ * Calls `expired` once `expiresAt` has passed, however far away it is: a token may live longer
+ * than one timer can wait (24.8 days; `stratum token` gives 30 by default), so a timer that ends
+ * before the expiry waits again. Answers the function that stops waiting.
+ */
+export function atExpiry(expiresAt: Date, expired: () => void): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    const remaining = expiresAt.getTime() - Date.now();
+    if (remaining <= 0) {
+      timer = undefined;
+      expired();
+      return;
+    }
+    timer = setTimeout(arm, Math.min(remaining, longestTimerMs));
+  };
+  arm();
+  return () => clearTimeout(timer);
+}

@@ -364,6 +364,30 @@ describeEachStore('the Terraform http state backend', { env: { STRATUM_STATE_MAX
       assert.equal((await context.server.get(`/api/v1/organization/${organization}`, { token: credential })).status, 401);
     });
 
+    it("links a written state version at the server's own address, never at the host a writer's request names", async () => {
+      const ws = await createWorkspace(context.server, organization);
+      const text = stateText(1, 'hosted');
+      const written = await rawRequest(context.server.url, {
+        head: Buffer.concat([
+          Buffer.from(
+            requestHead('POST', `${base(ws)}/state`, {
+              host: 'collector.example:80',
+              authorization: adminBasic,
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(text),
+              connection: 'close',
+            }),
+          ),
+          Buffer.from(text),
+        ]),
+        waitMs: 5000,
+      });
+      assert.equal(written.status, 200, written.text);
+      const [record] = await historyOf(ws);
+      assert.ok(record !== undefined);
+      assert.equal(record.attributes.output, `${context.server.url}${base(ws)}/state/${record.id}.json`);
+    });
+
     it("keeps a job's credential off a lock it did not take, even when it names the lock's ID", async () => {
       const credential = await mintStateCredential(context.server.signer, {
         organizationId: organization,

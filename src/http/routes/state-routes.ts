@@ -56,7 +56,7 @@ export function stateRoutes(api: FastifyInstance, { engine, authenticator, recor
   };
   const outputOf = (request: FastifyRequest) => {
     const { organizationId, workspaceId } = request.params as { organizationId: string; workspaceId: string };
-    const origin = settings.publicUrl ?? requestOrigin(request);
+    const origin = settings.publicUrl ?? localOrigin(request);
     return (historyId: string) => `${origin}/tfstate/v1/organization/${organizationId}/workspace/${workspaceId}/state/${historyId}.json`;
   };
   const sendJson = (reply: FastifyReply, status: number, text: string) =>
@@ -170,14 +170,15 @@ function queryText(query: Record<string, unknown>, name: string): string | undef
 }
 
 /**
- * Where the request was sent, for the links of the state versions it writes when STRATUM_PUBLIC_URL
- * is unset: a Host header that is not a plain host and port is refused rather than linked to.
+ * The address this server took the request on, for the links of the state versions it writes when
+ * STRATUM_PUBLIC_URL is unset. Never the request's Host: the link is stored, and Terrakube's web UI
+ * loads it with the token of whoever views the state, so a writer naming another host would
+ * collect viewers' tokens. Behind a proxy or NAT this address is an inner one: set the public URL.
  */
-function requestOrigin(request: FastifyRequest): string {
-  const host = request.host;
-  if (!/^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(host))
-    throw badRequest('invalid_host', 'The Host header is not a host name and port; set STRATUM_PUBLIC_URL to link state versions.');
-  return `${request.protocol}://${host}`;
+function localOrigin(request: FastifyRequest): string {
+  const { localAddress, localPort } = request.raw.socket;
+  const address = (localAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+  return `${request.protocol}://${address.includes(':') ? `[${address}]` : address}:${String(localPort ?? '')}`;
 }
 
 /** The caller of a state request, from Basic auth's password or a bearer token, and the access it has. */

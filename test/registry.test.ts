@@ -112,7 +112,8 @@ describeEachStore('the private registry', (context) => {
     ]);
     organizationName = `org-${randomUUID()}`;
     organization = await createOrganization(context.server, { name: organizationName });
-    vcs = await createVcs(context.server, organization, { accessToken: token });
+    // The token goes to its connection's own host alone: here the test's git server.
+    vcs = await createVcs(context.server, organization, { accessToken: token, endpoint: new URL(source).origin });
   });
 
   after(async () => {
@@ -269,7 +270,7 @@ describeEachStore('the private registry', (context) => {
     // Another organization's module of the same name: its members get no link, and this one does not reach it.
     const otherName = `org-${randomUUID()}`;
     const other = await createOrganization(context.server, { name: otherName });
-    const otherVcs = await createVcs(context.server, other, { accessToken: token });
+    const otherVcs = await createVcs(context.server, other, { accessToken: token, endpoint: new URL(source).origin });
     const foreign = await context.server.post(`/api/v1/organization/${other}/module`, {
       data: {
         type: 'module',
@@ -351,9 +352,22 @@ describeEachStore('the private registry', (context) => {
     assert.deepEqual(versions.body.modules[0].versions, [{ version: '0.1.0' }], 'a failed read changes nothing');
   });
 
+  it("sends a VCS connection's token to its own host alone: a source elsewhere is read without it", async () => {
+    // A GitHub connection without an endpoint of its own: its token belongs to github.com, not to this source's host.
+    const github = await createVcs(context.server, organization, { accessToken: token });
+    const refusedBefore = git.refused;
+    const elsewhere = await publish({ name: 'elsewhere' }, { vcs: { data: { type: 'vcs', id: github } } });
+    assertError(elsewhere, 422, '/data/attributes/source');
+    assert.ok(git.refused > refusedBefore, 'the repository was asked without the token');
+    // Named as the connection's endpoint, the same host gets it.
+    const own = await createVcs(context.server, organization, { accessToken: token, endpoint: `${new URL(source).origin}/` });
+    const published = await publish({ name: 'own-endpoint' }, { vcs: { data: { type: 'vcs', id: own } } });
+    assert.equal(published.status, 201, published.text);
+  });
+
   it("refuses another organization's VCS connection, and shows nothing to another organization's member", async () => {
     const other = await createOrganization(context.server);
-    const otherVcs = await createVcs(context.server, other, { accessToken: token });
+    const otherVcs = await createVcs(context.server, other, { accessToken: token, endpoint: new URL(source).origin });
     const foreign = await publish({ name: 'foreign' }, { vcs: { data: { type: 'vcs', id: otherVcs } } });
     assert.ok([404, 422].includes(foreign.status), foreign.text);
 

@@ -56,6 +56,27 @@ describe('step output', () => {
     assert.ok(!streamed.some((part) => part.includes('hunter2')));
   });
 
+  it('redacts a secret in hex and in base64, on its own or inside a longer encoded text, in either alphabet', () => {
+    const secret = 'state-credential-7f3a9c?>';
+    const output = new StepOutput(10_000, [secret]);
+    const encodings = [
+      Buffer.from(secret).toString('hex'),
+      Buffer.from(secret).toString('hex').toUpperCase(),
+      Buffer.from(`${secret}\n`).toString('base64'),
+      Buffer.from(`stratum:${secret}`).toString('base64'),
+      Buffer.from(`ab${secret}`).toString('base64url'),
+    ];
+    output.write(encodings.map((encoded) => `[${encoded}]`).join('\n'));
+    output.end();
+    const text = output.text();
+    for (const encoded of encodings) assert.ok(!text.includes(encoded), `${encoded} shows in ${text}`);
+    // What is left of each can no longer be decoded back to the secret.
+    for (const line of text.split('\n')) {
+      const kept = line.replace(/^\[|\]$/g, '').replaceAll('***', '');
+      assert.ok(!Buffer.from(kept, 'base64').toString('utf8').includes('credential'), line);
+    }
+  });
+
   it('holds back only what could begin a secret, and releases it at the end', () => {
     const output = new StepOutput(10_000, ['abcdef']);
     output.write('x abc');

@@ -5,13 +5,37 @@ export const redacted = '***';
 
 /**
  * The forms in which a secret value can reach a step's output: as it is, escaped inside a JSON
- * string (`show -json` and `output -json` print values so), and each longer line of a value that
- * spans lines (a tool prints such a value line by line, each behind its own prefix).
+ * string (`show -json` and `output -json` print values so), each longer line of a value that spans
+ * lines (a tool prints such a value line by line, each behind its own prefix), its hex (either
+ * case), and its base64 (standard and URL-safe) wherever it sits in a longer encoded text, as
+ * `echo $SECRET | base64` or a Basic header prints it. Limits: a form shorter than 8 characters is
+ * left (it would blank common text), and an encoding or transformation not listed here (gzip, a
+ * reversed or interleaved copy, a secret cut into pieces printed apart) passes: redaction keeps an
+ * honest tool's output clean, it does not stop code that means to leak a value it was given.
  */
 function formsOf(secret: string): string[] {
   const forms = new Set<string>([secret, JSON.stringify(secret).slice(1, -1)]);
   for (const line of secret.split(/\r?\n/)) if (line.trim().length >= 8) forms.add(line);
+  const bytes = Buffer.from(secret, 'utf8');
+  for (const hex of [bytes.toString('hex'), bytes.toString('hex').toUpperCase()]) if (hex.length >= 8) forms.add(hex);
+  for (const core of base64Cores(bytes)) forms.add(core);
   return [...forms].filter((form) => form !== '');
+}
+
+/**
+ * The base64 characters that `bytes` alone decide, at each of the three places it can start in a
+ * longer encoded text (a byte's bits spread over two characters, so its neighbours change the edges
+ * but never the core), in both alphabets; cores under 8 characters are left out.
+ */
+function base64Cores(bytes: Buffer): string[] {
+  const cores: string[] = [];
+  for (const offset of [0, 1, 2]) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+    const core = encoded.slice(Math.ceil((8 * offset) / 6), Math.floor((8 * (offset + bytes.length)) / 6));
+    if (core.length < 8) continue;
+    cores.push(core, core.replaceAll('+', '-').replaceAll('/', '_'));
+  }
+  return cores;
 }
 
 const escapeForPattern = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

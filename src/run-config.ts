@@ -17,6 +17,8 @@ export interface RunConfig {
   logCharacters: number;
   /** A Terraform CLI configuration file every run uses (provider mirrors); undefined: none. */
   cliConfig: string | undefined;
+  /** The least time between two jobs a schedule makes, whatever its cron says: a cron of every second cannot flood the queue. */
+  scheduleMinIntervalMs: number;
 }
 
 type IntegerSetting = (name: string, fallback: number, min: number, max: number) => number;
@@ -38,5 +40,6 @@ export function readRunConfig(env: NodeJS.ProcessEnv, dataDir: string, integer: 
     runsDir: path.join(dataDir, 'runs'),
     logCharacters: integer('STRATUM_STEP_LOG_KIB', 1024, 16, 64 * 1024) * 1024,
     cliConfig: cliConfig === undefined || cliConfig === '' ? undefined : cliConfig,
+    scheduleMinIntervalMs: integer('STRATUM_SCHEDULE_MIN_INTERVAL_SECONDS', 60, 1, 24 * 3600) * 1000,
   };
 }

@@ -162,6 +162,7 @@ for (const kind of storeKinds) {
         work: { executor: core.engine.work('executor'), scheduler: core.engine.work('scheduler') },
         records: runRecords,
         next: nextFireTime,
+        scheduleMinIntervalMs: 60_000,
         stateCredential: ({ organizationId, workspaceId, jobId }) =>
           mintStateCredential(core.signer, { organizationId, workspaceId, jobReference: jobId }, 600),
         keepState: () => Promise.reject(new Error('no state is kept in this test')),
@@ -266,6 +267,29 @@ for (const kind of storeKinds) {
       assert.match(String(job.comments), /executor-gone\) stopped before the job ended/);
       // The job is no longer the executor's: it moves it nowhere.
       assert.equal(await port.jobEnded(id, 'executor-gone', { status: 'completed' }), false);
+    });
+
+    it('fires a schedule of every second at most once a minimum interval: a cron cannot flood the queue', async () => {
+      const other = await create('workspace', inOrganization(), { name: 'scheduled', source: 'https://git.example.com/acme/s.git' });
+      const schedule = await create('schedule', [...inOrganization(), { resource: resource('workspace'), id: other }], {
+        cron: '* * * * * ?',
+        templateReference: template,
+      });
+      const start = Date.now() + 3_600_000;
+      const at = (seconds: number) => new Date(start + seconds * 1000).toISOString();
+      const jobsOf = (fired: { scheduleId: string; jobId: string }[]) => fired.filter((one) => one.scheduleId === schedule);
+      // Seen first: its next firing is computed, from then on.
+      assert.deepEqual(jobsOf(await port.fireSchedules(at(0))), []);
+      const first = jobsOf(await port.fireSchedules(at(1)));
+      assert.equal(first.length, 1);
+      // Every second its cron is due again, and the interval (60 s here) holds it back.
+      for (const second of [2, 3, 30, 59]) assert.deepEqual(jobsOf(await port.fireSchedules(at(second))), [], `at ${second} s`);
+      // A minute after the first (the cron's next whole second past it).
+      const again = jobsOf(await port.fireSchedules(at(62)));
+      assert.equal(again.length, 1);
+      // Out of the way of the tests that claim jobs after it.
+      for (const { jobId } of [...first, ...again])
+        await session.update(jobAt(jobId), () => ({ attributes: { status: 'cancelled' }, relationships: {} }));
     });
 
     it('runs what the job started with: a template changed afterwards changes nothing of its spec', async () => {

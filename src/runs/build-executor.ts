@@ -72,6 +72,7 @@ export function buildExecutor({ engine, records, config, signer, log, apiUrl, me
     work: { executor: engine.work('executor'), scheduler: engine.work('scheduler') },
     records: records.run,
     next: nextFireTime,
+    scheduleMinIntervalMs: runs.scheduleMinIntervalMs,
     // As long as a step may run, its grace periods and a minute more: a credential is not revocable, so no longer.
     stateCredential: ({ organizationId, workspaceId, jobId }) =>
       mintStateCredential(

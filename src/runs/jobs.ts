@@ -18,6 +18,8 @@ export interface JobsParts {
   records: RunRecords;
   /** When a cron expression fires next. */
   next: NextFire;
+  /** The least time between two jobs of one schedule. */
+  scheduleMinIntervalMs: number;
   /** A credential for one job's workspace state alone. */
   stateCredential(job: { organizationId: string; workspaceId: string; jobId: string }): Promise<string>;
   /** Stores a state a step's tool could not upload as its workspace's newest, and releases the job's lock. */
@@ -41,7 +43,7 @@ export class Jobs implements RunnerPort {
     const { work, records, next } = parts;
     this.queue = new JobQueue(work.executor, records);
     this.store = new RunStore(work.executor, records);
-    this.schedules = new ScheduleFires(work.scheduler, records, next);
+    this.schedules = new ScheduleFires(work.scheduler, records, next, parts.scheduleMinIntervalMs);
     this.executors = new RunOverview(work.executor, records);
   }
 

@@ -25,6 +25,8 @@ export class ScheduleFires {
     private readonly work: ServiceWork,
     private readonly records: RunRecords,
     private readonly next: NextFire,
+    /** The least time between two firings of one schedule. */
+    private readonly minIntervalMs: number,
   ) {}
 
   /** Fires every schedule that is due at `now`: answers the jobs made. */
@@ -79,7 +81,8 @@ export class ScheduleFires {
     return this.work.transaction(async (tx) => {
       const taken = await tx.db
         .updateTable(fireTable)
-        .set({ next_fire: this.nextAfter(String(row.cron), now) })
+        // The next firing no sooner than the least interval: a cron of every second makes a job a minute.
+        .set({ next_fire: this.nextAfter(String(row.cron), new Date(now.getTime() + this.minIntervalMs - 1)) })
         .where('schedule_id', '=', row.id)
         .where('next_fire', '=', row.next_fire)
         .executeTakeFirst();

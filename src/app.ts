@@ -36,7 +36,7 @@ import { notificationRoutes } from './http/routes/notification-routes.js';
 import { subscriptions } from './http/routes/subscriptions.js';
 import { runOutputRoutes } from './http/routes/run-output-routes.js';
 import { effectiveVariablesField, effectiveVariablesRoute } from './http/routes/effective-variables-route.js';
-import { effectiveVariablesReader } from './runs/index.js';
+import { effectiveVariablesReader, jobLiveness } from './runs/index.js';
 import { refuseNulInUrl } from './http/plugins/url-check.js';
 import { AtomicOperations } from './jsonapi/atomic.js';
 import { routesOf } from './jsonapi/routes.js';
@@ -164,7 +164,13 @@ export function buildApp({ config, store, signingKey, core, log, metrics, servic
   // Authenticated by the token its client sends once connected, not by a header of the upgrade request.
   void app.register(subscriptions, { engine, authenticator, events: jobEvents, records: liveChannelRecords });
   // Terraform's http backend authenticates with Basic auth, so these routes identify their callers themselves.
-  void app.register(stateRoutes, { engine, authenticator, records: stateRecords, settings: config.state });
+  void app.register(stateRoutes, {
+    engine,
+    authenticator,
+    records: stateRecords,
+    settings: config.state,
+    jobRuns: jobLiveness(engine, runRecords),
+  });
   const version = packageVersion();
   const description = openApiDocument(
     registry,

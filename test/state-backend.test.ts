@@ -14,6 +14,7 @@ import {
   assertError,
   createOrganization,
   createRecord,
+  createTemplate,
   createWorkspace,
   describeEachStore,
   resourceDocument,
@@ -68,7 +69,8 @@ const lockInfo = (id = randomUUID()) =>
 const md5 = (text: string) => createHash('md5').update(text).digest('base64');
 const basic = (token: string) => `Basic ${Buffer.from(`stratum:${token}`).toString('base64')}`;
 
-describeEachStore('the Terraform http state backend', { env: { STRATUM_STATE_MAX_MIB: '2' } }, (context) => {
+// No executor: a job made here stays pending, so its credential works until the test ends it.
+describeEachStore('the Terraform http state backend', { env: { STRATUM_STATE_MAX_MIB: '2', STRATUM_EXECUTOR: 'off' } }, (context) => {
   let organization: string;
   let adminBasic: string;
   const base = (workspace: string, org = organization) => `/tfstate/v1/organization/${org}/workspace/${workspace}`;
@@ -89,6 +91,21 @@ describeEachStore('the Terraform http state backend', { env: { STRATUM_STATE_MAX
     return ((response.body.included ?? []) as { type: string; id: string; attributes: Record<string, unknown> }[])
       .filter((record) => record.type === 'history')
       .sort((a, b) => Number(a.attributes.serial) - Number(b.attributes.serial));
+  };
+  /** A job of the workspace, pending while no executor runs: a state credential works only while its job runs. */
+  const runningJob = async (workspace: string) => {
+    const template = await createTemplate(context.server, organization, {
+      tcl: Buffer.from('flow:\n  - type: terraformPlan\n    step: 100\n').toString('base64'),
+    });
+    return createRecord(
+      context.server,
+      `/api/v1/organization/${organization}/job`,
+      'job',
+      { templateReference: template },
+      {
+        relationships: { workspace: { data: { type: 'workspace', id: workspace } } },
+      },
+    );
   };
   const team = (group: string, attributes: Record<string, unknown>) =>
     createRecord(context.server, `/api/v1/organization/${organization}/team`, 'team', { name: group, ...attributes });
@@ -345,10 +362,11 @@ describeEachStore('the Terraform http state backend', { env: { STRATUM_STATE_MAX
     });
 
     it('takes a job credential for its workspace alone, and nowhere else', async () => {
+      const job = await runningJob(workspace);
       const credential = await mintStateCredential(context.server.signer, {
         organizationId: organization,
         workspaceId: workspace,
-        jobReference: '7',
+        jobReference: job,
       });
       const info = lockInfo();
       assert.equal((await send('LOCK', `${base(workspace)}/lock`, info, basic(credential))).status, 200);
@@ -357,8 +375,8 @@ describeEachStore('the Terraform http state backend', { env: { STRATUM_STATE_MAX
       assert.equal((await send('UNLOCK', `${base(workspace)}/lock`, info, basic(credential))).status, 200);
       const latest = (await historyOf(workspace)).at(-1);
       assert.ok(latest !== undefined);
-      assert.equal(latest.attributes.jobReference, '7');
-      assert.equal(latest.attributes.createdBy, 'job:7');
+      assert.equal(latest.attributes.jobReference, job);
+      assert.equal(latest.attributes.createdBy, `job:${job}`);
       const other = await createWorkspace(context.server, organization, { globalRemoteState: false });
       assertError(await send('GET', `${base(other)}/state`, undefined, basic(credential)), 403);
       assert.equal((await context.server.get(`/api/v1/organization/${organization}`, { token: credential })).status, 401);
@@ -388,11 +406,38 @@ describeEachStore('the Terraform http state backend', { env: { STRATUM_STATE_MAX
       assert.equal(record.attributes.output, `${context.server.url}${base(ws)}/state/${record.id}.json`);
     });
 
+    it("refuses a job's credential once its job has ended, and one minted for a job that is not its workspace's", async () => {
+      const job = await runningJob(workspace);
+      const credential = await mintStateCredential(context.server.signer, {
+        organizationId: organization,
+        workspaceId: workspace,
+        jobReference: job,
+      });
+      assert.equal((await send('GET', `${base(workspace)}/state`, undefined, basic(credential))).status, 200);
+      const cancelled = await context.server.patch(
+        `/api/v1/organization/${organization}/job/${job}`,
+        resourceDocument('job', { status: 'cancelled' }, { id: job }),
+      );
+      assert.equal(cancelled.status, 204, cancelled.text);
+      // A copy of it (a run's log, a leaked environment) is of no use afterwards.
+      const [refused] = assertError(await send('GET', `${base(workspace)}/state`, undefined, basic(credential)), 403);
+      assert.match(refused?.detail ?? '', /job has ended/);
+      assertError(await send('LOCK', `${base(workspace)}/lock`, lockInfo(), basic(credential)), 403);
+      const elsewhere = await createWorkspace(context.server, organization);
+      const foreignJob = await runningJob(elsewhere);
+      const misnamed = await mintStateCredential(context.server.signer, {
+        organizationId: organization,
+        workspaceId: workspace,
+        jobReference: foreignJob,
+      });
+      assertError(await send('GET', `${base(workspace)}/state`, undefined, basic(misnamed)), 403);
+    });
+
     it("keeps a job's credential off a lock it did not take, even when it names the lock's ID", async () => {
       const credential = await mintStateCredential(context.server.signer, {
         organizationId: organization,
         workspaceId: workspace,
-        jobReference: '9',
+        jobReference: await runningJob(workspace),
       });
       // A person holds the lock; a refused lock shows its ID to whoever asks.
       const info = lockInfo();
@@ -415,7 +460,7 @@ describeEachStore('the Terraform http state backend', { env: { STRATUM_STATE_MAX
       const credential = await mintStateCredential(context.server.signer, {
         organizationId: organization,
         workspaceId: workspace,
-        jobReference: '8',
+        jobReference: await runningJob(workspace),
       });
       // globalRemoteState (on by default): every workspace of the organization reads it, as terraform_remote_state does.
       const open = await createWorkspace(context.server, organization);

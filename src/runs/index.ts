@@ -14,6 +14,7 @@ export type { FailureReason, RunMetrics } from './run-report.js';
 export type { QueueOverview } from './run-overview.js';
 export type { RunRecords } from './run-records.js';
 export { RunLogs } from './run-logs.js';
+export { jobLiveness, type JobLiveness } from './job-liveness.js';
 export { toolVersionsInUse, type StepLog } from './run-store.js';
 export { environmentKey } from './run-variables.js';
 export { withTrimNote } from './step-output.js';

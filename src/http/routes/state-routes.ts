@@ -4,6 +4,7 @@ import type { Authenticator } from '../../auth/authenticator.js';
 import type { Caller } from '../../auth/caller.js';
 import { IdentityProviderUnavailableError } from '../../auth/oidc.js';
 import { presentedToken } from '../../auth/credentials.js';
+import type { JobLiveness } from '../../runs/index.js';
 import { InvalidTokenError } from '../../auth/tokens.js';
 import type { StateSettings } from '../../config.js';
 import { LockHeld, type Engine, type StateAccess, type WorkspaceState } from '../../engine/index.js';
@@ -17,6 +18,8 @@ export interface StateRouteOptions {
   authenticator: Authenticator;
   records: StateRecords;
   settings: StateSettings;
+  /** Whether the job a presented state credential names still runs: a credential works only then. */
+  jobRuns: JobLiveness;
 }
 
 /** The prefix of every state path; a workspace's state lives under it. */
@@ -37,7 +40,7 @@ const challenge = 'Basic realm="Stratum state", charset="UTF-8"';
  * `PUT rollback/{historyId}.json`. Credentials: Basic auth whose password is a bearer token (or a
  * job's state credential), or the bearer token itself as the web UI sends it.
  */
-export function stateRoutes(api: FastifyInstance, { engine, authenticator, records, settings }: StateRouteOptions): Promise<void> {
+export function stateRoutes(api: FastifyInstance, { engine, authenticator, records, settings, jobRuns }: StateRouteOptions): Promise<void> {
   // State is Terraform's JSON, taken byte for byte so its Content-MD5 can be checked.
   api.removeAllContentTypeParsers();
   api.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: settings.maxBytes }, (_request, body, done) => {
@@ -46,6 +49,11 @@ export function stateRoutes(api: FastifyInstance, { engine, authenticator, recor
 
   const stateOf = async (request: FastifyRequest, reply: FastifyReply): Promise<WorkspaceState> => {
     const { caller, access } = await identify(authenticator, request);
+    if (access.kind === 'credential' && !(await jobRuns(access)))
+      throw new ApiError(403, {
+        code: 'forbidden',
+        detail: "This state credential's job has ended: a job's credential works only while the job runs.",
+      });
     const provenance = requestProvenance(request, 'state');
     const session = engine.open(caller, access.kind === 'credential' ? { ...provenance, jobId: access.jobReference } : provenance);
     reply.raw.once('close', () => {

@@ -1,7 +1,7 @@
 import type { ServiceWork } from '../engine/index.js';
 import { heldJobs } from './claim-queries.js';
 import { changeJobStatus } from './job-changes.js';
-import { jobEnded, jobIn, runTable } from './job-holds.js';
+import { jobEnded, jobIn, moveSteps, runTable } from './job-holds.js';
 import { recoveredStep, status, transitionOf, type RunStatus } from './job-statuses.js';
 import type { RunRecords } from './run-records.js';
 import { finishLogs } from './run-store.js';
@@ -38,18 +38,9 @@ export async function recoverJobs(
         const reason = `The executor running this job (${executor}) stopped before the job ended; the job failed and its state lock was released. Run it again.`;
         await changeJobStatus(context, records, { job, by: 'recovery', to: status.failed, reason });
       }
-      const steps = await tx.db
-        .selectFrom(records.step.table)
-        .select('id')
-        .where('job_id', '=', job.id)
-        .where('status', '=', recoveredStep.from)
-        .execute();
-      for (const step of steps) await context.set(records.step, String(step.id), { status: recoveredStep.to });
+      const steps = await moveSteps(tx, records, job, recoveredStep);
       // Their logs end here: a reader of their stream gets the end, not a wait for lines that never come.
-      await finishLogs(
-        tx.db,
-        steps.map((step) => String(step.id)),
-      );
+      await finishLogs(tx.db, steps);
       await jobEnded(tx, records, job);
       return true;
     }, String(run.job_id));

@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { serviceCaller } from '../src/auth/caller.ts';
 import { mintStateCredential } from '../src/auth/tokens.ts';
 import { loadConfig } from '../src/config.ts';
+import { ApiError } from '../src/errors.ts';
 import { buildCore, type Core } from '../src/core.ts';
 import { noIncludes, type PathStep, type RecordAddress, type Session } from '../src/engine/index.ts';
 import { signingKeyFor } from '../src/keys.ts';
@@ -20,6 +21,7 @@ import { createLogger } from '../src/log.ts';
 import { nextFireTime } from '../src/quartz/schedule.ts';
 import { registry, runRecords } from '../src/resources/index.ts';
 import { jobTransitions, movesTo, stepMayMove, transitionOf, unfinishedStatuses } from '../src/runs/job-statuses.ts';
+import { jobCaps } from '../src/runs/job-changes.ts';
 import { Jobs } from '../src/runs/jobs.ts';
 import { throughJson, type ClaimedJob, type JobSpec, type RunnerPort } from '../src/runs/runner-port.ts';
 import { openSecretCipher } from '../src/secrets/encryption-key.ts';
@@ -138,6 +140,15 @@ for (const kind of storeKinds) {
     const jobAt = (id: string): RecordAddress => ({ resource: resource('job'), ancestors: inOrganization(), id });
     const jobRow = (id: string) => session.find(jobAt(id));
     const startJob = () => create('job', inOrganization(), { templateReference: template }, { workspace });
+    const disable = (workspaceId: string, schedule: string) =>
+      session.update(
+        {
+          resource: resource('schedule'),
+          ancestors: [...inOrganization(), { resource: resource('workspace'), id: workspaceId }],
+          id: schedule,
+        },
+        () => ({ attributes: { enabled: false }, relationships: {} }),
+      );
     const claim = async (executor: string, leaseMs = 60_000): Promise<ClaimedJob & { spec: JobSpec }> => {
       const claimed = await port.claim(executor, leaseMs);
       assert.ok(claimed !== undefined && 'spec' in claimed, JSON.stringify(claimed));
@@ -287,9 +298,38 @@ for (const kind of storeKinds) {
       // A minute after the first (the cron's next whole second past it).
       const again = jobsOf(await port.fireSchedules(at(62)));
       assert.equal(again.length, 1);
-      // Out of the way of the tests that claim jobs after it.
+      // Out of the way of the tests that claim jobs after it: its jobs cancelled, and it disabled.
       for (const { jobId } of [...first, ...again])
         await session.update(jobAt(jobId), () => ({ attributes: { status: 'cancelled' }, relationships: {} }));
+      await disable(other, schedule);
+    });
+
+    it('refuses a job past the unfinished jobs a workspace may hold, with when to try again; a schedule then skips its turn', async () => {
+      const crowded = await create('workspace', inOrganization(), { name: 'crowded', source: 'https://git.example.com/acme/c.git' });
+      const made: string[] = [];
+      for (let i = 0; i < jobCaps.workspace; i++)
+        made.push(await create('job', inOrganization(), { templateReference: template }, { workspace: crowded }));
+      await assert.rejects(
+        create('job', inOrganization(), { templateReference: template }, { workspace: crowded }),
+        (error: unknown) => error instanceof ApiError && error.status === 429 && error.advice.retryAfterSeconds === 60,
+      );
+      // A schedule of that workspace fires without a job, and its time moves on.
+      const schedule = await create('schedule', [...inOrganization(), { resource: resource('workspace'), id: crowded }], {
+        cron: '* * * * * ?',
+        templateReference: template,
+      });
+      const start = Date.now() + 7_200_000;
+      const at = (seconds: number) => new Date(start + seconds * 1000).toISOString();
+      await port.fireSchedules(at(0));
+      assert.deepEqual(
+        (await port.fireSchedules(at(1))).filter((fired) => fired.scheduleId === schedule),
+        [],
+      );
+      // Cancelled, the jobs make room again.
+      for (const id of made) await session.update(jobAt(id), () => ({ attributes: { status: 'cancelled' }, relationships: {} }));
+      const room = await create('job', inOrganization(), { templateReference: template }, { workspace: crowded });
+      await session.update(jobAt(room), () => ({ attributes: { status: 'cancelled' }, relationships: {} }));
+      await disable(crowded, schedule);
     });
 
     it('runs what the job started with: a template changed afterwards changes nothing of its spec', async () => {

@@ -10,6 +10,7 @@ import {
   type Row,
 } from '../model/index.js';
 import type { TenantId } from './create-plan.js';
+import type { CollectionAddress } from './locate.js';
 import type { Scope } from './scope.js';
 import type { Change, ChangeAction, ChangedValue, UnitOfWork } from './unit-of-work.js';
 
@@ -146,3 +147,18 @@ export function keptChange(kept: KeptTable, change: KeptRowChange): Change {
 
 const keptValue = (value: unknown): string | number | boolean | null =>
   value === null || value === undefined ? null : typeof value === 'number' || typeof value === 'boolean' ? value : scalarText(value);
+
+/**
+ * The organization of a new record: the first step of its path names it when the path starts
+ * there (the INSERT checked the whole path); else the change row's INSERT reads it up the
+ * record's parents, so the one-statement create asks for nothing more.
+ */
+export function createdIn(tx: Scope, collection: CollectionAddress, row: Row): Change['organizationId'] {
+  const { registry } = tx.engine;
+  const { resource } = collection;
+  if (registry.isGlobal(resource)) return undefined;
+  if (resource === registry.tenant) return String(row.id);
+  const first = collection.ancestors[0];
+  if (first !== undefined && first.resource === registry.tenant) return first.id;
+  return organizationOfRow(registry, resource, (name) => sql`${String(row[name])}`);
+}

@@ -1,7 +1,14 @@
-import { sql } from 'kysely';
 import { auditName } from '../auth/caller.js';
 import { notFound } from '../errors.js';
-import { auditColumns, toColumns, type AttributeValues, type ResourceDeclaration, type Row, type WriteContext } from '../model/index.js';
+import {
+  auditColumns,
+  columnOf,
+  toColumns,
+  type AttributeValues,
+  type ResourceDeclaration,
+  type Row,
+  type WriteContext,
+} from '../model/index.js';
 import type { WriteAction } from '../policy/rules.js';
 import { newRecordId } from '../store/record-id.js';
 import { inOneStatement, inTransaction, type Scope } from './scope.js';
@@ -19,8 +26,7 @@ import { checkPrecondition, type Precondition } from './versions.js';
 import { guardCreate, prepareCreate, prepareUpdate } from './write-preparation.js';
 import { writeMembers } from './members.js';
 import { insertKept } from './kept-rows.js';
-import { changedAttributes, changeUnit, organizationOf, organizationOfRow, recordChange } from './changes.js';
-import type { Change } from './unit-of-work.js';
+import { changedAttributes, changeUnit, createdIn, organizationOf, recordChange } from './changes.js';
 import { checkIdAttributes, linkColumns } from './link-checks.js';
 
 /**
@@ -154,21 +160,6 @@ export async function changeRecord(
   });
 }
 
-/**
- * The organization of a new record: the first step of its path names it when the path starts
- * there (the INSERT checked the whole path); else the change row's INSERT reads it up the
- * record's parents, so the one-statement create asks for nothing more.
- */
-function createdIn(tx: Scope, collection: CollectionAddress, row: Row): Change['organizationId'] {
-  const { registry } = tx.engine;
-  const { resource } = collection;
-  if (registry.isGlobal(resource)) return undefined;
-  if (resource === registry.tenant) return String(row.id);
-  const first = collection.ancestors[0];
-  if (first !== undefined && first.resource === registry.tenant) return first.id;
-  return organizationOfRow(registry, resource, (name) => sql`${String(row[name])}`);
-}
-
 /** The tenant of a stored record, looked up when first asked for. */
 function tenantOfRecord(tx: Scope, resource: ResourceDeclaration, row: Row): TenantId {
   let tenant: Promise<string> | undefined;
@@ -266,6 +257,21 @@ export function writeContext(tx: Scope, tenantId: TenantId, now: string): WriteC
         .orderBy('id', 'desc')
         .limit(1)
         .executeTakeFirst(),
+    countUpTo: async (resource, where, among, limit) => {
+      // Counting a bounded subquery reads at most `limit` rows, however many there are.
+      const bounded = tx.db
+        .selectFrom(resource.table)
+        .select('id')
+        .where(where.column, '=', where.value)
+        .where(columnOf(among.attribute), 'in', [...among.values])
+        .limit(limit)
+        .as('bounded');
+      const row = await tx.db
+        .selectFrom(bounded)
+        .select((eb) => eb.fn.countAll<string | number>().as('n'))
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
     withSecrets: async (resource, id) => openedRecord(tx, resource, id, await tenantId()),
     emit: (name, payload) => {
       if (tx.work === undefined) throw new Error(`${name} was emitted outside a write`);

@@ -53,6 +53,16 @@ export interface WriteContext extends SecretReader {
   /** The newest record of `resource` (by creation) whose `column` holds `value`, as stored: what a hook keeps another record in step with. */
   newest(resource: ResourceDeclaration, column: string, value: string): Promise<Row | undefined>;
   /**
+   * How many records of `resource` have `column` equal to `value` and an attribute among `among`,
+   * counted up to `limit` (a bound a hook enforces needs no more): the jobs still waiting on a workspace.
+   */
+  countUpTo(
+    resource: ResourceDeclaration,
+    where: { column: string; value: string },
+    among: { attribute: string; values: readonly string[] },
+    limit: number,
+  ): Promise<number>;
+  /**
    * Says something happened (a job's status changed): an event of the event map, written with the
    * write and delivered once it commits, never if it fails.
    */

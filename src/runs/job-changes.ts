@@ -9,7 +9,7 @@ import {
   type WriteContext,
 } from '../model/index.js';
 import { readFlow, type FlowStep } from './flow.js';
-import { jobTransitions, movesTo, status, stepEnds, transitionOf, type Mover, type RunStatus } from './job-statuses.js';
+import { jobTransitions, movesTo, status, stepEnds, transitionOf, unfinishedStatuses, type Mover, type RunStatus } from './job-statuses.js';
 
 /** The records a job's changes touch: the job, its steps, its workspace (last status), its template (the flow it starts with). */
 export interface JobRecords {
@@ -74,6 +74,7 @@ export async function changeJobStatus(context: WriteContext, records: JobRecords
  * makes no steps.
  */
 export async function startJob(context: WriteContext, records: JobRecords, job: Row): Promise<void> {
+  await checkJobCaps(context, records, job);
   const templateId = String(job.template_reference);
   const stored = await context.withSecrets(records.template, templateId);
   const reading = stored === undefined ? { problem: `The template ${templateId} is gone.` } : readFlow(String(stored.tcl));
@@ -85,6 +86,32 @@ export async function startJob(context: WriteContext, records: JobRecords, job: 
   for (const entry of reading.steps)
     await context.insert(records.step, String(job.id), { stepNumber: entry.step, name: entry.name, status: status.pending });
   await changeJobStatus(context, records, { job, by: 'start', to: status.pending });
+}
+
+/**
+ * The most unfinished jobs one workspace, and one organization, may hold: past them a queue only
+ * grows (a schedule, a script in a loop) and one organization would crowd out the others.
+ */
+export const jobCaps = { workspace: 20, organization: 500 } as const;
+
+/** Refuses a new job past the caps (429, with when to try again), counting the job itself. */
+async function checkJobCaps(context: WriteContext, records: JobRecords, job: Row): Promise<void> {
+  const waiting = { attribute: 'status', values: unfinishedStatuses };
+  const places = [
+    { cap: jobCaps.workspace, where: { column: 'workspace_id', value: String(job.workspace_id) }, what: 'This workspace' },
+    { cap: jobCaps.organization, where: { column: 'organization_id', value: String(job.organization_id) }, what: 'This organization' },
+  ];
+  for (const { cap, where, what } of places) {
+    if ((await context.countUpTo(records.job, where, waiting, cap + 1)) > cap)
+      throw new ApiError(
+        429,
+        {
+          code: 'too_many_jobs',
+          detail: `${what} has ${cap} unfinished jobs, as many as it may: cancel some, or wait until they end.`,
+        },
+        { retryAfterSeconds: 60 },
+      );
+  }
 }
 
 /** A job's kept flow, as startJob wrote it. */

@@ -1,4 +1,5 @@
 import type { ServiceWork } from '../engine/index.js';
+import { ApiError } from '../errors.js';
 import { isTrue, type Row } from '../model/index.js';
 import type { RunRecords } from './run-records.js';
 
@@ -77,7 +78,20 @@ export class ScheduleFires {
     }
   }
 
-  private fire(row: Row, now: Date): Promise<string | undefined> {
+  /**
+   * Makes the schedule's job and moves its next firing, in one transaction; a job refused for the
+   * caps (its workspace's or organization's queue is full) is skipped, and the time moves on alone.
+   */
+  private async fire(row: Row, now: Date): Promise<string | undefined> {
+    try {
+      return await this.fireWith(row, now, true);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 429) return this.fireWith(row, now, false);
+      throw error;
+    }
+  }
+
+  private fireWith(row: Row, now: Date, makeJob: boolean): Promise<string | undefined> {
     return this.work.transaction(async (tx) => {
       const taken = await tx.db
         .updateTable(fireTable)
@@ -86,7 +100,7 @@ export class ScheduleFires {
         .where('schedule_id', '=', row.id)
         .where('next_fire', '=', row.next_fire)
         .executeTakeFirst();
-      if (Number(taken.numUpdatedRows) !== 1) return undefined;
+      if (Number(taken.numUpdatedRows) !== 1 || !makeJob) return undefined;
       const template = typeof row.template_reference === 'string' && row.template_reference !== '' ? row.template_reference : undefined;
       if (!isTrue(row.enabled) || template === undefined || isTrue(row.deleted)) return undefined;
       const organizationId = String(row.organization_id);

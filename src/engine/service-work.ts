@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { KeptTable, ResourceDeclaration, Row, SecretReader, WriteContext } from '../model/index.js';
+import type { ResourceDeclaration, Row, SecretReader, WriteContext } from '../model/index.js';
 import { secretPlace } from '../secrets/cipher.js';
 import type { Database } from '../store/database.js';
-import { insertKept } from './kept-rows.js';
 import { inTransaction, type Scope } from './scope.js';
 import { openedRecord, openRow } from './seal.js';
 import { jobHolder, releaseLockOf } from './state-lock.js';
@@ -20,15 +19,12 @@ import { writeContext } from './write.js';
 export interface ServiceWork {
   /** Reads as the service: every record, outside any transaction. */
   readonly db: Kysely<Database>;
-  readonly dialect: 'sqlite' | 'postgres';
   /** One transaction with its unit of work; its changes name `jobId` when given. Runs again, whole, when it loses to a concurrent one. */
   transaction<T>(work: (tx: ServiceTransaction) => Promise<T>, jobId?: string): Promise<T>;
   /** The same work, as recovery after a stop names it. */
   asRecovery(): ServiceWork;
-  /** A tenant's credentials, opened: what a run needs of the VCS connection or SSH key its workspace links. */
+  /** A tenant's records with their secrets opened: a run's template, the VCS connection or SSH key its workspace links. */
   secrets(tenantId: string): SecretReader;
-  /** A record with its secrets opened; undefined when it is gone. */
-  opened(resource: ResourceDeclaration, id: string, tenantId: string): Promise<Row | undefined>;
   /** A stored row with its secrets opened. */
   openRow(resource: ResourceDeclaration, row: Row): Row;
   /** Seals a value of a bookkeeping table at its place (table, column, row key). */
@@ -43,8 +39,6 @@ export interface ServiceTransaction {
   db: Kysely<Database>;
   /** Declared records of one organization, changed as a write's hooks change them: recorded, with the events they emit. */
   records(organizationId: string): WriteContext;
-  /** Keeps a row beside the declared records, recorded as the kept table shows it. */
-  keep(kept: KeptTable, row: Row, organizationId: string): Promise<void>;
   /** Releases the state lock of a workspace that a job's run holds, if it still holds it. */
   releaseJobLock(place: { organizationId: string; workspaceId: string }, jobId: string): Promise<void>;
 }
@@ -59,14 +53,12 @@ export function serviceWork(scope: Scope, transport: Transport): ServiceWork {
   };
   return {
     db: scope.db,
-    dialect: engine.store.dialect,
     transaction: (work, jobId) => {
       const scoped = jobId === undefined ? at : { ...at, provenance: { ...at.provenance, jobId } };
       return inTransaction(scoped, undefined, (tx) => work(serviceTransaction(tx)));
     },
     asRecovery: () => serviceWork(scope, 'recovery'),
     secrets: (tenantId) => ({ withSecrets: (resource, id) => openedRecord(at, resource, id, tenantId) }),
-    opened: (resource, id, tenantId) => openedRecord(at, resource, id, tenantId),
     openRow: (resource, row) => openRow(engine.cipher, resource, row),
     seal: (value, place) => cipher().seal(value, secretPlace(place.table, place.column, place.key)),
     open: (value, place) => cipher().open(value, secretPlace(place.table, place.column, place.key)),
@@ -79,9 +71,6 @@ function serviceTransaction(tx: Scope): ServiceTransaction {
   return {
     db: tx.db,
     records: (organizationId) => writeContext(tx, () => Promise.resolve(organizationId), now),
-    keep: async (kept, row, organizationId) => {
-      await insertKept(tx, kept, row, { organizationId });
-    },
     releaseJobLock: (place, jobId) => releaseLockOf(tx, place, jobHolder(jobId)),
   };
 }

@@ -15,7 +15,7 @@ export function jobIn(tx: ServiceTransaction, records: RunRecords, jobId: string
  * What an ended job leaves: steps it never reached are notExecuted (a job that failed before its
  * first step too), and no state lock stays in its name (a tool killed before it unlocked).
  */
-export async function jobEnded(tx: ServiceTransaction, records: RunRecords, job: Row): Promise<void> {
+export async function leaveEndedJob(tx: ServiceTransaction, records: RunRecords, job: Row): Promise<void> {
   await moveSteps(tx, records, job, unreachedStep);
   const place = { workspaceId: String(job.workspace_id), organizationId: String(job.organization_id) };
   await tx.releaseJobLock(place, String(job.id));

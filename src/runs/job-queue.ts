@@ -3,7 +3,7 @@ import { ApiError } from '../errors.js';
 import type { AttributeValues, Row, WriteContext } from '../model/index.js';
 import { changeJobStatus } from './job-changes.js';
 import { approvedUnheld, releaseEndedHolds, takeablePending } from './claim-queries.js';
-import { jobEnded, jobIn, runTable } from './job-holds.js';
+import { leaveEndedJob, jobIn, runTable } from './job-holds.js';
 import { claimable, status, stepMayMove, transitionOf, type RunStatus } from './job-statuses.js';
 import type { RunRecords } from './run-records.js';
 
@@ -163,7 +163,7 @@ export class JobQueue {
       return;
     }
     await tx.db.deleteFrom(runTable).where('job_id', '=', job.id).execute();
-    await jobEnded(tx, this.records, job);
+    await leaveEndedJob(tx, this.records, job);
   }
 
   /** The job, when `executor` holds it. */

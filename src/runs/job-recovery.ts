@@ -1,7 +1,7 @@
 import type { ServiceWork } from '../engine/index.js';
 import { heldJobs } from './claim-queries.js';
 import { changeJobStatus } from './job-changes.js';
-import { jobEnded, jobIn, moveSteps, runTable } from './job-holds.js';
+import { leaveEndedJob, jobIn, moveSteps, runTable } from './job-holds.js';
 import { recoveredStep, status, transitionOf, type RunStatus } from './job-statuses.js';
 import type { RunRecords } from './run-records.js';
 import { finishLogs } from './run-store.js';
@@ -41,7 +41,7 @@ export async function recoverJobs(
       const steps = await moveSteps(tx, records, job, recoveredStep);
       // Their logs end here: a reader of their stream gets the end, not a wait for lines that never come.
       await finishLogs(tx.db, steps);
-      await jobEnded(tx, records, job);
+      await leaveEndedJob(tx, records, job);
       return true;
     }, String(run.job_id));
     if (recovered) ended.push({ jobId: String(run.job_id), executor });

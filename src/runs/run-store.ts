@@ -47,21 +47,22 @@ export class RunStore {
   async source(jobId: string): Promise<RunSource | undefined> {
     const { db } = this.work;
     const { records } = this;
-    const job = await db.selectFrom(records.job.table).selectAll().where('id', '=', jobId).executeTakeFirst();
+    const job = await this.job(jobId);
     if (job === undefined) return undefined;
     const tenantId = String(job.organization_id);
     const workspace = await db.selectFrom(records.workspace.table).selectAll().where('id', '=', job.workspace_id).executeTakeFirst();
     if (workspace === undefined) return undefined;
     const steps = await db.selectFrom(records.step.table).selectAll().where('job_id', '=', jobId).orderBy('step_number').execute();
     const flow = await db.selectFrom(jobFlows.table).selectAll().where('job_id', '=', jobId).executeTakeFirst();
+    const secrets = this.work.secrets(tenantId);
     return {
       job,
       workspace,
       flow,
-      template: flow === undefined ? await this.work.opened(records.template, String(job.template_reference), tenantId) : undefined,
+      template: flow === undefined ? await secrets.withSecrets(records.template, String(job.template_reference)) : undefined,
       steps,
       layers: await readVariableLayers(this.work, records, { organizationId: tenantId, workspaceId: String(workspace.id) }, true),
-      secrets: this.work.secrets(tenantId),
+      secrets,
     };
   }
 

@@ -21,11 +21,11 @@ export interface VariableLayers {
 export type VariableOrigin =
   { layer: 'workspace' } | { layer: 'global' } | { layer: 'collection'; collection: { id: string | null; name: string; priority: number } };
 
-/** A variable a run receives, where it came from, and the variables of the same key and category it won over. */
+/** A variable a run receives, where it came from, and where the variables of the same key and category it won over came from. */
 export interface ResolvedVariable {
   variable: RunVariable;
   origin: VariableOrigin;
-  overrides: { origin: VariableOrigin; sensitive: boolean }[];
+  overrides: VariableOrigin[];
 }
 
 /**
@@ -96,7 +96,7 @@ export function resolveVariables(layers: VariableLayers, imports: StepImports = 
     const key = `${candidate.variable.category}:${candidate.variable.key}`;
     const winner = winners.get(key);
     if (winner === undefined) winners.set(key, { ...candidate, overrides: [] });
-    else winner.overrides.push({ origin: candidate.origin, sensitive: candidate.variable.sensitive });
+    else winner.overrides.push(candidate.origin);
   }
   return { resolved: [...winners.values()], notes };
 }

@@ -133,7 +133,7 @@ export async function effectiveVariables(
       sensitive: variable.sensitive,
       value: variable.sensitive ? null : variable.value,
       source: sourceView(origin),
-      overrides: overrides.map((overridden) => sourceView(overridden.origin)),
+      overrides: overrides.map(sourceView),
     }))
     .sort((a, b) => a.category.localeCompare(b.category) || a.key.localeCompare(b.key));
 }

@@ -521,7 +521,7 @@ resource "terraform_data" "slow" {
     'stops on SIGINT to its process group: persists what it has at once, then what it ended with, tainted, and releases the lock',
     generous,
     async () => {
-      const workspace = new Workspace('interrupted', { 'main.tf': slowTf('echo waiting-for-$((6 * 7)); sleep 60') });
+      const workspace = new Workspace('interrupted', { 'main.tf': slowTf("echo waiting-for-$((6 * 7)); trap '' INT; sleep 60") });
       await workspace.start();
       try {
         const { run, since } = await interrupted(workspace, [{ signal: 'SIGINT', group: true }]);

@@ -15,6 +15,7 @@ const executorFiles = [
   'step-process.ts',
   'step-output.ts',
   'step-folders.ts',
+  'step-sandbox.ts',
   'plan-view.ts',
   'tool-binaries.ts',
   'prerequisites.ts',

@@ -64,6 +64,11 @@ export class TestServer {
     this.signer = signer;
   }
 
+  /** The server process's id, while it runs. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
   /** Starts a server on a new, empty store of the given kind. */
   static async start(kind: StoreKind, extraEnv: Record<string, string> = {}): Promise<TestServer> {
     const tokenKey = randomBytes(32).toString('base64url');

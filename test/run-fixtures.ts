@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { GitServer } from './git-server.ts';
 import { createOrganization, createRecord, createWorkspace, eventually, TestServer, type StoreKind } from './harness.ts';
-import { binary, binaryName, terraformVersion } from './terraform-binary.ts';
+import { binary, binaryName, isStandIn, standIn, terraformVersion } from './terraform-binary.ts';
 
 export { binary, binaryName, terraformVersion };
 /** A sensitive variable's value every workspace has: no log or answer may show it. */
@@ -80,6 +80,8 @@ export class RunBench {
       STRATUM_EXECUTOR: 'on',
       STRATUM_TOOLS_DIR: tools,
       STRATUM_STEP_GRACE_SECONDS: '2',
+      // The stand-in is a script run by Node with the repository's packages: its steps read them.
+      ...(isStandIn ? { STRATUM_RUN_READ_ONLY: path.resolve(path.dirname(standIn), '..', '..') } : {}),
       ...(cliConfig === undefined ? {} : { STRATUM_TERRAFORM_CLI_CONFIG: cliConfig }),
       ...env,
     });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { inspectConfig, type Config } from '../config.js';
 import { runRecords } from '../resources/index.js';
-import { executorPrerequisites, toolBinaries, toolVersionsInUse, versionPrerequisites } from '../runs/index.js';
+import { executorPrerequisites, sandboxPrerequisite, toolBinaries, toolVersionsInUse, versionPrerequisites } from '../runs/index.js';
 import { unknownSettings } from '../setting-names.js';
 import { MissingStoreError } from '../store/connection-failures.js';
 import { connectStore, type Store } from '../store/database.js';
@@ -46,6 +46,7 @@ export async function check(): Promise<void> {
 async function executorFindings(config: Config, store: Store | undefined): Promise<Finding[]> {
   if (!config.runs.inServer) return [{ status: 'ok', subject: 'runs', found: 'STRATUM_EXECUTOR=off: this server runs no jobs' }];
   const findings: Finding[] = executorPrerequisites({ runsDir: config.runs.runsDir, toolsDir: config.runs.toolsDir, create: false });
+  findings.push(sandboxPrerequisite(config.runs.sandbox));
   if (store !== undefined)
     findings.push(...(await versionPrerequisites(toolBinaries(config), await toolVersionsInUse(store.db, runRecords.workspace))));
   return findings;

@@ -11,6 +11,7 @@ import { throughJson } from './runner-port.js';
 import type { RunMetrics } from './run-report.js';
 import { executorPrerequisites, UnfitExecutor, versionPrerequisites, type Prerequisite } from './prerequisites.js';
 import { nextFireTime } from '../quartz/schedule.js';
+import { findIsolation, SandboxUnavailable } from './step-sandbox.js';
 import { ToolBinaries } from './tool-binaries.js';
 
 /** The records runs read and change, and those every state becomes. */
@@ -68,6 +69,18 @@ export function buildExecutor({ engine, records, config, signer, log, apiUrl, me
       log.warn({ prerequisite: warning.subject, fix: warning.fix }, `executor: ${warning.subject}: ${warning.found}`);
   };
   warn(prerequisites);
+  const isolation = findIsolation(runs.sandbox);
+  if (isolation instanceof SandboxUnavailable)
+    log.error(
+      { reason: isolation.reason },
+      `executor: runs cannot be isolated here, so every job this process takes fails: ${isolation.reason}`,
+    );
+  else if (runs.sandbox.isolation === 'none')
+    log.warn(
+      { isolation: 'none' },
+      "executor: STRATUM_RUN_ISOLATION=none: runs are NOT isolated: a run can read this process's keys, its data folder and environment, and with them every organization's secrets",
+    );
+  else log.info({ isolation: isolation.describe() }, `executor: each step runs in a sandbox: ${isolation.describe()}`);
   const jobs = new Jobs({
     work: { executor: engine.work('executor'), scheduler: engine.work('scheduler') },
     records: records.run,
@@ -103,6 +116,7 @@ export function buildExecutor({ engine, records, config, signer, log, apiUrl, me
     {
       port,
       tools,
+      isolation,
       settings: {
         directory: runs.runsDir,
         apiUrl,

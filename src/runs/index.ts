@@ -9,7 +9,7 @@ export { jobStatusDelivery, localJobEvents, postgresJobEvents, type JobEvents, t
 export { moveByClient, newJobStatus, startJob, type JobRecords } from './job-changes.js';
 export { jobOutcomes, liveStep, runStatuses, status, type RunStatus } from './job-statuses.js';
 export { refusedFlowField } from './flow.js';
-export { executorPrerequisites, versionPrerequisites } from './prerequisites.js';
+export { executorPrerequisites, sandboxPrerequisite, versionPrerequisites } from './prerequisites.js';
 export type { FailureReason, RunMetrics } from './run-report.js';
 export type { QueueOverview } from './run-overview.js';
 export type { RunRecords } from './run-records.js';

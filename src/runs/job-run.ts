@@ -3,13 +3,16 @@ import { stopReason } from './stop-reason.js';
 import type { FailureReason, JobFacts, RunReport, StepFacts } from './run-report.js';
 import { runLoggedStep, type RunSettings } from './logged-step.js';
 import { status, stepDone, stepStatusAfter, type ClaimedJob, type JobSpec, type RunnerPort, type RunStatus } from './runner-port.js';
+import { SandboxUnavailable, type StepIsolation } from './step-sandbox.js';
 import { ToolProblem, type ToolBinaries } from './tool-binaries.js';
 
-/** What a job's run uses: the port to the service, the tools, and the settings. */
+/** What a job's run uses: the port to the service, the tools, how steps are isolated, and the settings. */
 export interface JobRunParts {
   port: RunnerPort;
   tools: ToolBinaries;
-  settings: RunSettings;
+  /** The steps' sandbox, or why this machine has none: then every job fails with that reason rather than run unisolated. */
+  isolation: StepIsolation | SandboxUnavailable;
+  settings: Omit<RunSettings, 'isolation'>;
 }
 
 /** How a job's run in this process ended: its status, and why when it failed (`left`: another took it over, or it is gone). */
@@ -32,6 +35,9 @@ export async function runJob(parts: JobRunParts, report: RunReport, claimed: Cla
   const { executor } = report;
   const fail = (detail: string, reason: FailureReason) => failJob(port, { jobId, executor }, detail, reason);
   if ('problem' in claimed) return fail(claimed.problem, 'inputs');
+  const { isolation } = parts;
+  if (isolation instanceof SandboxUnavailable)
+    return fail(`This executor (${executor}) cannot isolate runs: ${isolation.reason}.`, 'isolation');
   const spec = claimed.spec;
   if (!(await port.jobRunning(jobId, executor, {}))) return { status: 'left' };
   let binary: string;
@@ -41,13 +47,13 @@ export async function runJob(parts: JobRunParts, report: RunReport, claimed: Cla
     if (error instanceof ToolProblem) return fail(error.message, 'tool');
     throw error;
   }
-  return runSteps(parts, report, { facts, spec, binary }, cancel);
+  return runSteps(parts, report, { facts, spec, binary, isolation }, cancel);
 }
 
 async function runSteps(
   parts: JobRunParts,
   report: RunReport,
-  { facts, spec, binary }: { facts: JobFacts; spec: JobSpec; binary: string },
+  { facts, spec, binary, isolation }: { facts: JobFacts; spec: JobSpec; binary: string; isolation: StepIsolation },
   cancel: AbortSignal,
 ): Promise<JobEnd> {
   const jobId = facts.job;
@@ -101,7 +107,7 @@ async function runSteps(
     report.stepStarted(facts, step);
     const started = Date.now();
     const outcome = await runLoggedStep(
-      { port, settings: parts.settings },
+      { port, settings: { ...parts.settings, isolation } },
       { spec, flow, variables, binary, environment, secrets, stepId, jobId, executor, cancel },
     );
     report.stepEnded(
@@ -171,7 +177,7 @@ async function failJob(
 
 /** The whole environment of a run's processes: nothing of the service's own, but what a run needs. */
 function runEnvironment(
-  settings: RunSettings,
+  settings: JobRunParts['settings'],
   spec: JobSpec,
   variables: Record<string, string>,
   binary: string,
@@ -181,7 +187,6 @@ function runEnvironment(
   return {
     ...variables,
     PATH: `${path.dirname(binary)}:/usr/local/bin:/usr/bin:/bin`,
-    HOME: settings.directory,
     TF_IN_AUTOMATION: '1',
     TF_INPUT: '0',
     CHECKPOINT_DISABLE: '1',

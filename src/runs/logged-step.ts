@@ -1,7 +1,8 @@
-import { rm } from 'node:fs/promises';
+import { realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { JobSpec, RunnerPort } from './runner-port.js';
-import { erroredState, makeStepFolder, type StepNote } from './step-folders.js';
+import { erroredState, makeStepFolder, workFolder, type StepNote } from './step-folders.js';
+import type { StepIsolation } from './step-sandbox.js';
 import { StepOutput } from './step-output.js';
 import { runStep, type StepOutcome } from './step-runner.js';
 
@@ -19,6 +20,8 @@ export interface RunSettings {
   outputLimit: number;
   /** A Terraform CLI configuration every run uses (provider mirrors, plugin cache); undefined: none. */
   cliConfig: string | undefined;
+  /** How each step's processes are kept from the service, the machine and each other. */
+  isolation: StepIsolation;
 }
 
 /** Where a step's log, plans and a state its tool could not upload are kept: the service, through the port. */
@@ -66,9 +69,15 @@ export async function runLoggedStep(parts: StepStore, step: LoggedStep): Promise
     jobId: step.jobId,
     organizationId: step.spec.organizationId,
     workspaceId: step.spec.workspaceId,
-    workdir: path.join('source', step.spec.folder),
+    workdir: path.join(workFolder, 'source', step.spec.folder),
   };
-  const directory = await makeStepFolder(settings.directory, note, step.flow.step);
+  const { folder: directory, work } = await makeStepFolder(settings.directory, note, step.flow.step);
+  // The tool's folder, as named and as its link leads (a tools folder of links), and the CLI configuration: read-only in a step.
+  const readOnly = [
+    path.dirname(step.binary),
+    path.dirname(await realpath(step.binary)),
+    ...(settings.cliConfig === undefined ? [] : [settings.cliConfig]),
+  ];
   let outcome: StepOutcome | undefined;
   let keptFolder = false;
   try {
@@ -77,6 +86,9 @@ export async function runLoggedStep(parts: StepStore, step: LoggedStep): Promise
       flow: step.flow,
       variables: step.variables,
       directory,
+      work,
+      isolation: settings.isolation,
+      readOnly: [...new Set(readOnly)],
       binary: step.binary,
       environment: step.environment,
       output,

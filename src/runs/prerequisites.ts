@@ -2,6 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { SandboxSettings } from '../run-config.js';
+import { findIsolation, SandboxUnavailable } from './step-sandbox.js';
 import type { ToolBinaries, ToolKind } from './tool-binaries.js';
 
 /** One prerequisite of an executor, as `stratum check` prints it and a start logs it: a failure stops the start. */
@@ -46,6 +48,23 @@ export function executorPrerequisites(places: PrerequisitePlaces): Prerequisite[
   }
   found.push(tools);
   return found;
+}
+
+/**
+ * Whether steps can run in their sandbox here (proven by making one): without it every job fails,
+ * so it must be fixed; an operator's STRATUM_RUN_ISOLATION=none is a warning that stays.
+ */
+export function sandboxPrerequisite(settings: SandboxSettings): Prerequisite {
+  const isolation = findIsolation(settings);
+  if (isolation instanceof SandboxUnavailable) return { status: 'fail', subject: 'run isolation', found: isolation.reason };
+  if (settings.isolation === 'none')
+    return {
+      status: 'warn',
+      subject: 'run isolation',
+      found: "STRATUM_RUN_ISOLATION=none: a run can read this process's keys, data folder and environment",
+      fix: 'install bubblewrap and unset STRATUM_RUN_ISOLATION',
+    };
+  return { status: 'ok', subject: 'run isolation', found: isolation.describe() };
 }
 
 /**

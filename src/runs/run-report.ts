@@ -8,7 +8,7 @@ import { status } from './job-statuses.js';
  * workspace without a source, a template that does not parse); its flow asks for what Stratum does
  * not do; or the executor itself failed (a bug or the store).
  */
-export type FailureReason = 'stepFailed' | 'interrupted' | 'abandoned' | 'tool' | 'inputs' | 'flow' | 'executor';
+export type FailureReason = 'stepFailed' | 'interrupted' | 'abandoned' | 'tool' | 'inputs' | 'flow' | 'executor' | 'isolation';
 
 /** The per-process series of runs an operator alerts on; the store-wide ones (jobs waiting, executors alive) are read at a scrape. */
 export interface RunMetrics {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { appendFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { appendFile, lstat, mkdir, open, readdir, readFile, realpath, rm, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { signalGroup } from './step-process.js';
@@ -19,6 +20,13 @@ const maxStateBytes = 64 * 1024 * 1024;
  */
 const processMark = `p${process.pid}-${randomUUID().slice(0, 8)}`;
 
+/**
+ * The part of a step's folder that is the step's own: its processes read and write it (in the
+ * sandbox, as the run user), and nothing else. Beside it, out of their reach, the service keeps its
+ * notes: whose step it is and which process groups to stop, which a run must not rewrite.
+ */
+export const workFolder = 'work';
+
 /** Whose step a folder is: what a later process needs to keep the state its tool left there. */
 export interface StepNote {
   jobId: string;
@@ -28,12 +36,84 @@ export interface StepNote {
   workdir: string;
 }
 
-/** Makes an empty folder for one step of a job, readable by this user alone, with its note. */
-export async function makeStepFolder(runsFolder: string, note: StepNote, step: number): Promise<string> {
+/** Makes an empty folder for one step of a job, readable by this user alone, with its note and an empty work folder. */
+export async function makeStepFolder(runsFolder: string, note: StepNote, step: number): Promise<{ folder: string; work: string }> {
   const folder = path.join(runsFolder, `${processMark}-job-${note.jobId}-step-${step}-${randomUUID()}`);
   await mkdir(folder, { recursive: true, mode: 0o700 });
   await writeFile(path.join(folder, noteFile), JSON.stringify(note), { mode: 0o600 });
-  return folder;
+  const work = path.join(folder, workFolder);
+  await mkdir(work, { mode: 0o700 });
+  return { folder, work };
+}
+
+/** A file a run's process made or changed where the service reads or writes: a link, or a path leading out of the step's folder. */
+export class UnsafeStepFile extends Error {}
+
+/**
+ * The real folder of `file` when it lies inside `root` (links resolved): what the service writes
+ * into and reads from a step's work folder must stay there, though a repository or a run may have
+ * put links in it (to the data folder, the keys).
+ */
+async function folderInside(root: string, file: string): Promise<string> {
+  return realInside(root, path.dirname(file));
+}
+
+async function realInside(root: string, folder: string): Promise<string> {
+  const realRoot = await realpath(root);
+  const real = await realpath(folder);
+  if (real !== realRoot && !real.startsWith(`${realRoot}${path.sep}`))
+    throw new UnsafeStepFile(`${path.relative(root, folder)} leads out of the step's folder`);
+  return real;
+}
+
+/** Fails unless `folder` (links resolved) lies inside `root`. */
+export async function assertInside(root: string, folder: string): Promise<void> {
+  await realInside(root, folder);
+}
+
+/** Writes a file the service gives a step (variables, a plan), replacing what is there but never writing through a link. */
+export async function writeInside(root: string, file: string, data: string | Buffer): Promise<void> {
+  const target = path.join(await folderInside(root, file), path.basename(file));
+  const existing = await lstat(target).catch(() => undefined);
+  if (existing?.isDirectory() === true) throw new UnsafeStepFile(`${path.relative(root, file)} is a folder`);
+  if (existing !== undefined) await unlink(target);
+  const handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    await handle.writeFile(data);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Reads a file a step's process wrote (a plan, an errored state), at most `maxBytes`: undefined when
+ * it is not there or larger; a link or a path leading out of the folder is refused.
+ */
+export async function readInside(root: string, file: string, maxBytes: number): Promise<Buffer | undefined> {
+  let target: string;
+  try {
+    target = path.join(await folderInside(root, file), path.basename(file));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  let handle;
+  try {
+    handle = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP') throw new UnsafeStepFile(`${path.relative(root, file)} is a link`);
+    throw error;
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new UnsafeStepFile(`${path.relative(root, file)} is not a file`);
+    if (info.size > maxBytes) return undefined;
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Notes a process group a step started, so that a later process can stop it if this one dies first. */
@@ -48,11 +128,13 @@ export async function recordGroup(stepFolder: string, pid: number): Promise<void
  */
 export async function erroredState(stepFolder: string, workdir: string): Promise<string | undefined> {
   const file = path.join(stepFolder, workdir, erroredStateFile);
+  // Folders of versions before the work folder had the checkout beside the notes.
+  const root = workdir.startsWith(`${workFolder}${path.sep}`) ? path.join(stepFolder, workFolder) : stepFolder;
   try {
-    const text = await readFile(file, 'utf8');
-    return text.length <= maxStateBytes ? text : undefined;
+    return (await readInside(root, file, maxStateBytes))?.toString('utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    // What a run put in place of the state is not the state: there is none to keep.
+    if (error instanceof UnsafeStepFile) return undefined;
     throw error;
   }
 }

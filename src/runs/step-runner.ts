@@ -1,11 +1,12 @@
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { checkout, GitFailure } from '../git/index.js';
 import type { FlowCommand, FlowStep } from './flow.js';
 import type { JobSpec } from './runner-port.js';
 import { terraformVariablesFile, type RunVariables } from './run-variables.js';
 import type { StepOutput } from './step-output.js';
-import { recordGroup } from './step-folders.js';
+import { assertInside, readInside, recordGroup, UnsafeStepFile, writeInside } from './step-folders.js';
+import type { StepIsolation } from './step-sandbox.js';
 import { planView, type PlanChange } from './plan-view.js';
 import { runStepProcess, type StepEnd } from './step-process.js';
 
@@ -15,8 +16,14 @@ export interface StepPlace {
   flow: FlowStep;
   /** The step's variables: the ENV ones are in `environment` already, the TERRAFORM ones are written beside the code. */
   variables: RunVariables;
-  /** An empty folder of its own: the repository is checked out into it. */
+  /** The step's folder, where the service keeps its notes on it. */
   directory: string;
+  /** The step's own, empty, work folder inside it: the repository is checked out into it, and its processes write only there. */
+  work: string;
+  /** How its processes are kept from everything else. */
+  isolation: StepIsolation;
+  /** What its processes may read besides the system's programs: the tool's folder, the CLI configuration. */
+  readOnly: readonly string[];
   /** The Terraform (or OpenTofu) binary. */
   binary: string;
   /** The environment every process of the step gets: variables, the state backend and its credential. */
@@ -40,6 +47,8 @@ const backendOverride = 'zz_stratum_backend_override.tf';
 const planFile = 'stratum.tfplan';
 /** The most of `show -json` read for a plan's structured view; a larger plan is shown as its log only. */
 const shownPlanLimit = 16 * 1024 * 1024;
+/** The largest saved plan kept between a plan and its apply. */
+const savedPlanLimit = 256 * 1024 * 1024;
 
 class StepFailure extends Error {
   constructor(
@@ -64,12 +73,12 @@ export async function runStep(place: StepPlace): Promise<StepOutcome> {
   try {
     for (const note of place.variables.notes) output.write(`${note}\n`);
     commit = await checkoutSource(place);
-    const folder = path.join(place.directory, 'source', place.spec.folder);
+    const folder = path.join(place.work, 'source', place.spec.folder);
     if (!(await stat(folder).catch(() => undefined))?.isDirectory())
       throw new StepFailure(`The repository has no folder ${place.spec.folder} at ${commit}.`);
-    await writeFile(path.join(folder, backendOverride), 'terraform {\n  backend "http" {}\n}\n');
-    if (place.variables.terraformFile !== '')
-      await writeFile(path.join(folder, terraformVariablesFile), place.variables.terraformFile, { mode: 0o600 });
+    await inside(() => assertInside(place.work, folder));
+    await give(place, path.join(folder, backendOverride), 'terraform {\n  backend "http" {}\n}\n');
+    if (place.variables.terraformFile !== '') await give(place, path.join(folder, terraformVariablesFile), place.variables.terraformFile);
     const type = place.flow.type;
     const scripts = (when: 'beforeInit' | 'before' | 'after') =>
       runScripts(
@@ -90,13 +99,16 @@ export async function runStep(place: StepPlace): Promise<StepOutcome> {
       if (type === 'terraformPlan' || type === 'terraformPlanDestroy') {
         const code = await tool(place, folder, planArguments(place, type === 'terraformPlanDestroy'), [0, 2]);
         planChanges = code === 2;
-        await place.plans.save(await readFile(path.join(folder, planFile)));
+        const plan = await inside(() => readInside(place.work, path.join(folder, planFile), savedPlanLimit));
+        if (plan === undefined)
+          throw new StepFailure(`${place.spec.tool.kind} plan saved no plan file, or one larger than ${savedPlanLimit} bytes.`);
+        await place.plans.save(plan);
         view = await showPlan(place, folder);
       } else if (type === 'terraformApply') {
         const plan = await place.plans.read();
         if (plan === undefined) await tool(place, folder, ['apply', '-input=false', '-no-color', '-auto-approve', ...targets(place)]);
         else {
-          await writeFile(path.join(folder, planFile), plan, { mode: 0o600 });
+          await give(place, path.join(folder, planFile), plan);
           await tool(place, folder, ['apply', '-input=false', '-no-color', planFile]);
         }
       } else if (type === 'terraformDestroy') {
@@ -129,12 +141,31 @@ export async function runStep(place: StepPlace): Promise<StepOutcome> {
   }
 }
 
+/** Checks the repository out into the work folder, beside the step's own home and temporary folders, and hands them to its processes. */
 async function checkoutSource(place: StepPlace): Promise<string> {
   const { spec, output } = place;
   output.write(`Checking out ${spec.remote.url} at ${spec.ref}\n`);
-  const commit = await checkout(spec.remote, spec.ref, path.join(place.directory, 'source'));
+  const commit = await checkout(spec.remote, spec.ref, path.join(place.work, 'source'));
   output.write(`Commit ${commit}\n`);
+  for (const own of ['home', 'tmp']) await mkdir(path.join(place.work, own), { mode: 0o700 });
+  await place.isolation.handOver(place.work);
   return commit;
+}
+
+/** Writes a file the step's processes read (never through a link a repository or a run left) and hands it to them. */
+async function give(place: StepPlace, file: string, data: string | Buffer): Promise<void> {
+  await inside(() => writeInside(place.work, file, data));
+  await place.isolation.handOver(file);
+}
+
+/** A file or folder of the step's that leads out of it fails the step, naming it. */
+async function inside<T>(action: () => Promise<T>): Promise<T> {
+  try {
+    return await action();
+  } catch (error) {
+    if (error instanceof UnsafeStepFile) throw new StepFailure(`Refused: ${error.message}.`);
+    throw error;
+  }
 }
 
 function targets(place: StepPlace): string[] {
@@ -219,13 +250,14 @@ async function runFailureScripts(place: StepPlace, folder: string): Promise<void
 }
 
 async function run(place: StepPlace, cwd: string, command: string, args: string[]): Promise<StepEnd> {
-  await mkdir(cwd, { recursive: true });
   const groups: Promise<void>[] = [];
+  const sandboxed = place.isolation.wrap(command, args, { folder: place.work, cwd, readOnly: place.readOnly });
   const end = await runStepProcess({
-    command,
-    args,
+    command: sandboxed.command,
+    args: sandboxed.args,
     cwd,
-    env: place.environment,
+    // Its home and temporary files in its own folder: nothing of one step's reaches another's.
+    env: { ...place.environment, HOME: path.join(place.work, 'home'), TMPDIR: path.join(place.work, 'tmp') },
     output: place.output,
     timeoutMs: place.timeoutMs,
     graceMs: place.graceMs,

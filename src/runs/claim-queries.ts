@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/database.js';
-import { runTable } from './job-holds.js';
+import { organizationTurnTable, runTable } from './job-holds.js';
 import { claimable, unfinishedStatuses } from './job-statuses.js';
 import type { RunRecords } from './run-records.js';
 
@@ -37,15 +37,28 @@ export function approvedUnheld(db: Kysely<Database>, records: RunRecords) {
 }
 
 /**
- * Pending jobs an executor may take, oldest first: of a workspace no job holds, that is not
- * locked, with no unfinished job created before it.
+ * Pending jobs an executor may take: of a workspace no job holds, that is not locked, with no
+ * unfinished job created before it. Executor slots go round the organizations: those running the
+ * fewest jobs (on every executor of the store) first, among them the one whose last job was taken
+ * longest ago (never, first), then the oldest job. One organization's long queue holds another's
+ * job back by one turn at most, whatever its size.
  */
 export function takeablePending(db: Kysely<Database>, records: RunRecords) {
   const jobs = records.job.table;
   return (
     db
       .selectFrom(`${jobs} as j`)
+      .leftJoin(`${organizationTurnTable} as t`, 't.organization_id', 'j.organization_id')
       .selectAll('j')
+      .select((eb) =>
+        eb
+          .selectFrom(`${runTable} as r`)
+          .innerJoin(`${jobs} as h`, 'h.id', 'r.job_id')
+          .select((inner) => inner.fn.countAll().as('n'))
+          .whereRef('h.organization_id', '=', 'j.organization_id')
+          .where('r.executor', 'is not', null)
+          .as('organization_runs'),
+      )
       .where('j.status', '=', claimable.fresh)
       .where((eb) =>
         eb.not(eb.exists(eb.selectFrom(runTable).select('job_id').whereRef(`${runTable}.workspace_id`, '=', 'j.workspace_id'))),
@@ -79,6 +92,9 @@ export function takeablePending(db: Kysely<Database>, records: RunRecords) {
           ),
         ),
       )
+      .orderBy('organization_runs')
+      // '' sorts first on both stores, where NULL would sort first on one and last on the other.
+      .orderBy((eb) => eb.fn.coalesce('t.taken_at', eb.val('')))
       .orderBy('j.created_date')
       .orderBy('j.id')
       .limit(20)

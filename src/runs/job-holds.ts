@@ -5,6 +5,8 @@ import type { RunRecords } from './run-records.js';
 
 /** Which job holds each workspace, the executor running it (none while it waits for an approval), and its lease. */
 export const runTable = 'workspace_run';
+/** When an executor last took a job of each organization: whose turn the next claim gives (claim-queries.ts). */
+export const organizationTurnTable = 'organization_turn';
 
 /** A job as stored, in the transaction; undefined when it is gone. */
 export function jobIn(tx: ServiceTransaction, records: RunRecords, jobId: string): Promise<Row | undefined> {

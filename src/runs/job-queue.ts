@@ -3,7 +3,7 @@ import { ApiError } from '../errors.js';
 import type { AttributeValues, Row, WriteContext } from '../model/index.js';
 import { changeJobStatus } from './job-changes.js';
 import { approvedUnheld, releaseEndedHolds, takeablePending } from './claim-queries.js';
-import { leaveEndedJob, jobIn, runTable } from './job-holds.js';
+import { leaveEndedJob, jobIn, organizationTurnTable, runTable } from './job-holds.js';
 import { claimable, status, stepMayMove, transitionOf, type RunStatus } from './job-statuses.js';
 import type { RunRecords } from './run-records.js';
 
@@ -68,6 +68,13 @@ export class JobQueue {
       await tx.db
         .insertInto(runTable)
         .values({ workspace_id: job.workspace_id, job_id: job.id, executor, lease_until: leaseEnd(leaseMs) })
+        .execute();
+      // The organization's turn is taken: the next claim serves the others first.
+      const takenAt = new Date().toISOString();
+      await tx.db
+        .insertInto(organizationTurnTable)
+        .values({ organization_id: job.organization_id, taken_at: takenAt })
+        .onConflict((conflict) => conflict.column('organization_id').doUpdateSet({ taken_at: takenAt }))
         .execute();
       await changeJobStatus(this.context(tx, job), this.records, { job, by: 'executor', to: status.queue });
       return this.jobIn(tx, String(job.id));

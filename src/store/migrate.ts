@@ -22,6 +22,7 @@ import { planViews } from './migrations/0018-plan-views.js';
 import { executors } from './migrations/0019-executors.js';
 import { auditTrail } from './migrations/0020-audit-trail.js';
 import { jobFlows } from './migrations/0021-job-flows.js';
+import { organizationTurns } from './migrations/0022-organization-turns.js';
 
 /** The one migration history of both stores, in order; a migration, once released, never changes. */
 const history: readonly (readonly [name: string, build: (dialect: Dialect) => Migration])[] = [
@@ -46,6 +47,7 @@ const history: readonly (readonly [name: string, build: (dialect: Dialect) => Mi
   ['0019-executors', executors],
   ['0020-audit-trail', auditTrail],
   ['0021-job-flows', jobFlows],
+  ['0022-organization-turns', organizationTurns],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

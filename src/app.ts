@@ -34,6 +34,7 @@ import { tokenRoutes } from './http/routes/token-routes.js';
 import { lockMethods, stateRoutes } from './http/routes/state-routes.js';
 import { notificationRoutes } from './http/routes/notification-routes.js';
 import { subscriptions } from './http/routes/subscriptions.js';
+import { CallerConnections } from './http/caller-connections.js';
 import { runOutputRoutes } from './http/routes/run-output-routes.js';
 import { effectiveVariablesField, effectiveVariablesRoute } from './http/routes/effective-variables-route.js';
 import { effectiveVariablesReader, jobLiveness } from './runs/index.js';
@@ -120,6 +121,7 @@ export function buildApp({ config, store, signingKey, core, log, metrics, servic
   capConnections(app.server, config.connections.maxConnections, log, 'api');
 
   const routes = routesOf(registry);
+  const callerConnections = new CallerConnections(config.connections.perCaller);
   const { engine, signer, apiTokens, jobEvents, notifier } = core;
   const oidc = config.oidc === undefined ? undefined : new OidcVerifier(config.oidc, config.adminGroup);
   const authenticator = new Authenticator(signer, apiTokens, oidc);
@@ -156,13 +158,19 @@ export function buildApp({ config, store, signingKey, core, log, metrics, servic
       derived: [effectiveVariablesField(runRecords.workspace.type, effectiveVariables)],
       log,
     });
-    await api.register(runOutputRoutes, { engine, records: runOutputRecords });
+    await api.register(runOutputRoutes, { engine, records: runOutputRecords, connections: callerConnections });
     registerDescribedRoutes(api, tokenEndpoints);
     // Not in the API description: it exists only to say that it is not offered.
     registerDescribedRoutes(api, [...registryEndpoints.filter((route) => route.public !== true), publicRegistryRoute]);
   });
   // Authenticated by the token its client sends once connected, not by a header of the upgrade request.
-  void app.register(subscriptions, { engine, authenticator, events: jobEvents, records: liveChannelRecords });
+  void app.register(subscriptions, {
+    engine,
+    authenticator,
+    events: jobEvents,
+    records: liveChannelRecords,
+    connections: callerConnections,
+  });
   // Terraform's http backend authenticates with Basic auth, so these routes identify their callers themselves.
   void app.register(stateRoutes, {
     engine,

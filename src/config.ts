@@ -5,6 +5,9 @@ import { isAllowEntry } from './outbound/destinations.js';
 import { parseOrigins } from './cors-origins.js';
 import { readTrustProxy } from './trust-proxy.js';
 import { readRunConfig, type RunConfig } from './run-config.js';
+import { readConnectionLimits, type ConnectionLimits, type MetricsListener } from './connection-config.js';
+
+export type { ConnectionLimits, MetricsListener } from './connection-config.js';
 
 /** Every setting of the service and the CLI, read from the environment and validated once. */
 export interface Config {
@@ -79,31 +82,6 @@ export interface ReleaseSettings {
   cacheSeconds: number;
   /** How long a fetch may take before the shipped list (or the last copy) is served instead. */
   timeoutMs: number;
-}
-
-/** The listener of the Prometheus metrics, apart from the API's. */
-export interface MetricsListener {
-  host: string;
-  port: number;
-  /** Connections open at once on it, taken out of STRATUM_MAX_CONNECTIONS. */
-  maxConnections: number;
-}
-
-/** How long a client may take and how many connections it may hold, so slow clients cannot hold the server. */
-export interface ConnectionLimits {
-  /** The whole request, headers and body, must arrive within this. */
-  requestTimeoutMs: number;
-  /** The request line and headers must arrive within this. */
-  headersTimeoutMs: number;
-  /** An idle connection between two requests is closed after this. */
-  keepAliveTimeoutMs: number;
-  /** A connection without traffic either way for this long is closed, even during a request. */
-  connectionTimeoutMs: number;
-  /**
-   * Connections open at once on the API's listener, further ones closed as they are accepted:
-   * STRATUM_MAX_CONNECTIONS, less what the metrics listener may hold when metrics are served.
-   */
-  maxConnections: number;
 }
 
 export class ConfigError extends Error {
@@ -191,7 +169,6 @@ export function inspectConfig(env: NodeJS.ProcessEnv = process.env): { config: C
   const perAnswerMiB = integer('STRATUM_RESPONSE_MAX_MIB', 32, 1, 4096);
   const totalMiB = integer('STRATUM_RESPONSE_MEMORY_MIB', 128, 1, 65536);
   if (perAnswerMiB > totalMiB) problems.push('STRATUM_RESPONSE_MAX_MIB must not be larger than STRATUM_RESPONSE_MEMORY_MIB');
-  const timeout = (name: string, fallback: number) => integer(name, fallback, 100, 3_600_000);
   const port = integer('PORT', 8080, 0, 65535);
   const host = nonEmpty(env.HOST) ?? '0.0.0.0';
   const metricsPort = integer('STRATUM_METRICS_PORT', undefined, 0, 65535);
@@ -203,25 +180,7 @@ export function inspectConfig(env: NodeJS.ProcessEnv = process.env): { config: C
     metricsPort === undefined
       ? undefined
       : { host: nonEmpty(env.STRATUM_METRICS_HOST) ?? '127.0.0.1', port: metricsPort, maxConnections: metricsConnections };
-  const connectionBudget = integer('STRATUM_MAX_CONNECTIONS', 500, 1, 100_000);
-  if (metrics !== undefined && connectionBudget <= metrics.maxConnections) {
-    problems.push(
-      `STRATUM_MAX_CONNECTIONS must be more than ${metrics.maxConnections} with STRATUM_METRICS_PORT set: the metrics listener's ${metrics.maxConnections} connections count in it`,
-    );
-  }
-  const connections: ConnectionLimits = {
-    requestTimeoutMs: timeout('STRATUM_REQUEST_TIMEOUT_MS', 30_000),
-    headersTimeoutMs: timeout('STRATUM_HEADERS_TIMEOUT_MS', 10_000),
-    keepAliveTimeoutMs: timeout('STRATUM_KEEP_ALIVE_TIMEOUT_MS', 5_000),
-    connectionTimeoutMs: timeout('STRATUM_CONNECTION_TIMEOUT_MS', 60_000),
-    maxConnections: Math.max(1, connectionBudget - (metrics?.maxConnections ?? 0)),
-  };
-  // Node refuses a headers timeout longer than the request timeout, which includes the headers.
-  if (connections.headersTimeoutMs > connections.requestTimeoutMs) {
-    problems.push(
-      `STRATUM_HEADERS_TIMEOUT_MS (${connections.headersTimeoutMs}) must not exceed STRATUM_REQUEST_TIMEOUT_MS (${connections.requestTimeoutMs})`,
-    );
-  }
+  const connections = readConnectionLimits(integer, metrics, problems);
 
   const releaseUrl = (name: string, fallback: string): string | undefined => {
     const raw = nonEmpty(env[name]) ?? fallback;

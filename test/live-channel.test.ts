@@ -164,3 +164,98 @@ describeEachStore('live channel', (context) => {
     await made.dispose();
   });
 });
+
+describeEachStore('long-lived connections of one caller', { env: { STRATUM_LONG_CONNECTIONS_PER_CALLER: '2' } }, (context) => {
+  const organizationQuery = 'subscription ($id: ID!) { organizationJobStatusChanged(organizationId: $id) { jobId status } }';
+  let organization: string;
+  let workspace: string;
+  let template: string;
+  before(async () => {
+    organization = await createOrganization(context.server);
+    workspace = await createWorkspace(context.server, organization);
+    template = await createTemplate(context.server, organization, {
+      tcl: Buffer.from('flow:\n  - type: terraformPlan\n    step: 100\n').toString('base64'),
+    });
+  });
+  const runNow = () =>
+    createRecord(
+      context.server,
+      `/api/v1/organization/${organization}/job`,
+      'job',
+      { templateReference: template, overrideBranch: '', via: 'UI', targetAddrs: [], replaceAddrs: [] },
+      { relationships: { workspace: { data: { type: 'workspace', id: workspace } } } },
+    );
+  /** A connection that subscribed and heard a job's event: it holds its slot. */
+  async function listening(token: string) {
+    const made = client(context.server.url, token);
+    const heard: unknown[] = [];
+    made.client.subscribe(
+      { query: organizationQuery, variables: { id: organization } },
+      { next: (value) => heard.push(value), error: (error) => heard.push(error), complete: () => undefined },
+    );
+    // Filled by the subscription's callback, which the checks below cannot see.
+    const silent = () => heard.length === 0;
+    for (let attempt = 0; silent(); attempt++) {
+      assert.ok(attempt < 10, 'no job event was heard');
+      await runNow();
+      for (let tries = 0; tries < 50 && silent(); tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return { ...made, heard };
+  }
+
+  it('keeps one caller to its share of WebSockets and log streams together, across its tokens, and leaves other callers theirs', async () => {
+    const subject = `holder-${Date.now()}@example.com`;
+    // Two tokens of one person: the share is the person's, not each token's.
+    const held = [
+      await listening(await context.server.token({ subject, groups: ['STRATUM_ADMIN'] })),
+      await listening(await context.server.token({ subject, groups: ['STRATUM_ADMIN'] })),
+    ];
+    const third = client(context.server.url, await context.server.token({ subject, groups: ['STRATUM_ADMIN'] }));
+    void first(third.client, organizationQuery, { id: organization });
+    assert.equal((await third.closed).code, 4429);
+    await third.client.dispose();
+    // A log stream counts in the same share: 429, with Retry-After.
+    const job = await runNow();
+    const steps = await context.server.get(`/api/v1/organization/${organization}/job/${job}/step`);
+    const step = (steps.body.data as { id: string }[])[0]?.id;
+    const stream = await context.server.get(`/tfoutput/v1/organization/${organization}/job/${job}/step/${step}/stream`, {
+      token: await context.server.token({ subject, groups: ['STRATUM_ADMIN'] }),
+    });
+    assert.equal(stream.status, 429, stream.text);
+    assert.equal(stream.body.errors[0].code, 'too_many_streams');
+    assert.ok(stream.headers.get('retry-after'));
+    // Another caller is not held back.
+    const other = await listening(await context.server.token({ groups: ['STRATUM_ADMIN'] }));
+    await other.client.dispose();
+    // A connection closed frees its slot.
+    await held[0]?.client.dispose();
+    const again = await listening(await context.server.token({ subject, groups: ['STRATUM_ADMIN'] }));
+    for (const connection of [again, held[1]]) await connection?.client.dispose();
+  });
+
+  it('closes a subscription once its caller loses access: its team deleted, its events stop and its connection closes', async () => {
+    const group = `live-team-${Date.now()}`;
+    const team = await createRecord(context.server, `/api/v1/organization/${organization}/team`, 'team', { name: group, role: 'read' });
+    const member = await listening(await context.server.token({ groups: [group] }));
+    const deleted = await context.server.request('DELETE', `/api/v1/organization/${organization}/team/${team}`);
+    assert.equal(deleted.status, 204, deleted.text);
+    // Access is checked again when an event comes, at most every few seconds.
+    await new Promise((resolve) => setTimeout(resolve, 5200));
+    const before = member.heard.length;
+    const outcome = await Promise.race([
+      member.closed,
+      (async () => {
+        for (let attempt = 0; attempt < 20; attempt++) {
+          await runNow();
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        return 'still open';
+      })(),
+    ]);
+    assert.notEqual(outcome, 'still open');
+    const { code, reason } = outcome as { code: number; reason: string };
+    assert.deepEqual({ code, reason }, { code: 4403, reason: 'Forbidden: the token was revoked or its access withdrawn' });
+    assert.equal(member.heard.length, before, 'no event reached it after its access went');
+    await member.client.dispose();
+  });
+});

@@ -3,6 +3,8 @@ import type { Engine, RecordAddress, Session } from '../../engine/index.js';
 import { ApiError } from '../../errors.js';
 import type { ResourceDeclaration, Row } from '../../model/index.js';
 import { liveStep, RunLogs, withTrimNote, type StepLog } from '../../runs/index.js';
+import type { CallerConnections } from '../caller-connections.js';
+import { requireCaller } from '../plugins/authentication.js';
 import { sessionOf } from './request-session.js';
 
 /** The records whose paths the run pages name. */
@@ -15,6 +17,8 @@ export interface RunOutputRecords {
 export interface RunOutputOptions {
   engine: Engine;
   records: RunOutputRecords;
+  /** Each caller's share of long-lived connections, shared with the live channel. */
+  connections: CallerConnections;
   /** How often a stream looks for more of a running step's log. */
   pollMs?: number;
 }
@@ -37,7 +41,7 @@ interface StepParams {
  * context (`/context/v1/{job}`: the structured view of each plan step, `planStructuredOutput` by
  * step id), for whoever may read the job.
  */
-export function runOutputRoutes(api: FastifyInstance, { engine, records, pollMs = 500 }: RunOutputOptions): Promise<void> {
+export function runOutputRoutes(api: FastifyInstance, { engine, records, connections, pollMs = 500 }: RunOutputOptions): Promise<void> {
   let streams = 0;
   const logs = new RunLogs(engine.work('service'), records.step);
   // The caller's session finds the step (404 for one it may not see); its log is the run's, read beside it.
@@ -75,6 +79,9 @@ export function runOutputRoutes(api: FastifyInstance, { engine, records, pollMs 
         },
         { retryAfterSeconds: 5 },
       );
+    const release = connections.take(requireCaller(request));
+    if (release === undefined)
+      throw new ApiError(429, { code: 'too_many_streams', detail: connections.refusal() }, { retryAfterSeconds: 5 });
     streams++;
     reply.hijack();
     // Hijacked, the reply sends nothing itself: the headers set so far (cross-origin ones) go out here.
@@ -90,6 +97,7 @@ export function runOutputRoutes(api: FastifyInstance, { engine, records, pollMs 
       await streamLog(request, reply, { pollMs, read: () => stepLog(session, address) }).catch(() => undefined);
     } finally {
       streams--;
+      release();
       reply.raw.end();
     }
   });

@@ -19,14 +19,20 @@ import type { Engine } from '../../engine/index.js';
 import { ApiError } from '../../errors.js';
 import type { ResourceDeclaration } from '../../model/index.js';
 import type { JobEvents, JobStatusEvent } from '../../runs/index.js';
+import type { CallerConnections } from '../caller-connections.js';
 
 /** What one connection may hold: subscriptions at once, and events waiting for a slow client. */
 const limits = { subscriptionsPerConnection: 50, waitingEvents: 100, maxMessageBytes: 64 * 1024 };
 
 interface ConnectionState {
   caller?: Caller;
+  /** The token the connection authenticated with: checked again while events flow, so a revoked one stops them. */
+  token?: string;
   subscriptions: number;
 }
+
+/** How long a check that a subscription may still see its events holds before the next event checks again. */
+const recheckMs = 5000;
 
 /** The records whose job events a caller may subscribe to: a workspace's, or an organization's. */
 export interface LiveChannelRecords {
@@ -52,6 +58,8 @@ function eventsWhere(
   events: JobEvents,
   wanted: (event: JobStatusEvent) => boolean,
   ended: () => void,
+  /** Whether the subscriber may still see them (its token valid, its access kept); false ends the subscription. */
+  allowed: () => Promise<boolean>,
 ): AsyncIterableIterator<JobStatusEvent> {
   const waiting: JobStatusEvent[] = [];
   let wake: (() => void) | undefined;
@@ -69,11 +77,17 @@ function eventsWhere(
     wake?.();
     return Promise.resolve({ done: true, value: undefined });
   };
+  let checkedAt = Date.now();
   const iterator: AsyncIterableIterator<JobStatusEvent> = {
     next: async () => {
       while (!done && waiting.length === 0) await new Promise<void>((resolve) => (wake = resolve));
       const value = waiting.shift();
-      return value === undefined ? { done: true, value: undefined } : { done: false, value };
+      if (value === undefined) return { done: true, value: undefined };
+      if (Date.now() - checkedAt >= recheckMs) {
+        if (!(await allowed())) return finish();
+        checkedAt = Date.now();
+      }
+      return { done: false, value };
     },
     return: finish,
     throw: finish,
@@ -97,9 +111,15 @@ function refusal(error: unknown, what: string): never {
 export const subscriptions = fp(
   async (
     app: FastifyInstance,
-    options: { engine: Engine; authenticator: Authenticator; events: JobEvents; records: LiveChannelRecords },
+    options: {
+      engine: Engine;
+      authenticator: Authenticator;
+      events: JobEvents;
+      records: LiveChannelRecords;
+      connections: CallerConnections;
+    },
   ) => {
-    const { engine, authenticator, events, records } = options;
+    const { engine, authenticator, events, records, connections } = options;
     const visible = async (caller: Caller, resource: ResourceDeclaration, id: string) => {
       // Reads only: the live channel changes nothing.
       const session = engine.open(caller, { transport: 'service' });
@@ -109,7 +129,24 @@ export const subscriptions = fp(
         session.close();
       }
     };
-    type Context = { caller: Caller; state: ConnectionState };
+    type Context = { caller: Caller; state: ConnectionState; socket: { close(code: number, reason: string): void } };
+    /**
+     * Whether a subscriber may still see a record's events: its token still authenticates (not
+     * revoked, not expired) and finds the record (its grant or membership kept). When not, its
+     * connection closes as an expired token's does.
+     */
+    const stillAllowed = async (context: Context, resource: ResourceDeclaration, id: string): Promise<boolean> => {
+      const token = context.state.token ?? '';
+      const caller = await Promise.resolve(authenticator.authenticate(token)).catch(() => undefined);
+      const kept =
+        caller !== undefined &&
+        (await visible(caller, resource, id).then(
+          () => true,
+          () => false,
+        ));
+      if (!kept) context.socket.close(4403, 'Forbidden: the token was revoked or its access withdrawn');
+      return kept;
+    };
     const field = (
       argument: string,
       what: string,
@@ -131,6 +168,7 @@ export const subscriptions = fp(
             events,
             (event) => matches(event, id),
             () => (state.subscriptions -= 1),
+            () => stillAllowed(context, resource, id),
           );
         },
         resolve: (event: unknown) => event,
@@ -180,10 +218,18 @@ export const subscriptions = fp(
           if (typeof token !== 'string') return false;
           const caller = await Promise.resolve(authenticator.authenticate(token)).catch(() => undefined);
           if (caller === undefined) return false;
-          stateOf(ctx.extra).caller = caller;
+          const socket = ctx.extra.socket;
+          const release = connections.take(caller);
+          if (release === undefined) {
+            socket.close(4429, connections.refusal().slice(0, 120));
+            return false;
+          }
+          socket.once('close', release);
+          const state = stateOf(ctx.extra);
+          state.caller = caller;
+          state.token = token;
           const expiresAt = caller.token.expiresAt;
           if (expiresAt !== undefined) {
-            const socket = ctx.extra.socket;
             const stop = atExpiry(expiresAt, () => socket.close(4403, 'Forbidden: the token expired'));
             socket.once('close', stop);
           }
@@ -192,7 +238,7 @@ export const subscriptions = fp(
         context: (ctx): Context => {
           const state = stateOf(ctx.extra);
           if (state.caller === undefined) throw new GraphQLError('The connection is not authenticated.');
-          return { caller: state.caller, state };
+          return { caller: state.caller, state, socket: ctx.extra.socket };
         },
       }),
     });

@@ -1,5 +1,6 @@
 import type { Engine } from '../../engine/index.js';
 import { ApiError } from '../../errors.js';
+import { BoundedWork } from '../bounded-work.js';
 import type { RegistryRecords } from '../../model/index.js';
 import type { DescribedRoute } from './described-route.js';
 import { archiveRoute, type ModuleLinks, type ModuleVersionName } from './module-links.js';
@@ -17,6 +18,8 @@ export function archiveRouteOf(
   links: ModuleLinks,
   archive: RegistryRecords['archive'],
 ): DescribedRoute {
+  // Each build reads a repository with git and holds a zip in memory: four at once, 32 waiting.
+  const builds = new BoundedWork('module archives', 4, 32);
   return {
     method: 'GET',
     url: archiveRoute,
@@ -42,6 +45,7 @@ export function archiveRouteOf(
         description: 'The tag names other code than when the version was read: refresh the module to read its versions again.',
       },
       { status: 502, description: 'The repository could not be read, or the archive is larger than Stratum serves.' },
+      { status: 503, description: 'The server builds as many archives as it takes at once, and as many wait: retry after Retry-After.' },
     ],
     handler: async (request, reply) => {
       const params = request.params as ModuleVersionName;
@@ -58,7 +62,7 @@ export function archiveRouteOf(
         session.close();
       });
       const { row, version, namespace } = await lookups.moduleVersion(session, params);
-      const zip = await archive(row, version, service.secrets(namespace.id));
+      const zip = await builds.run(() => archive(row, version, service.secrets(namespace.id)));
       return reply.type('application/zip').header('cache-control', 'private, no-store').send(zip);
     },
   };

@@ -1,3 +1,4 @@
+import { allowGitDestinations } from './git/index.js';
 import { ApiTokens } from './auth/api-tokens.js';
 import { TokenSigner } from './auth/tokens.js';
 import type { Config } from './config.js';
@@ -67,9 +68,12 @@ export function buildCore({ config, store: given, signingKey, cipher, log }: Cor
     responseMemory: config.responseMemory,
     eventsCommitted: () => relay.kick(),
   });
+  const destinations = new Destinations(config.outbound.allow);
+  // Git (workspace and module sources) reaches what notifications may reach, and no more.
+  allowGitDestinations(destinations);
   const notifier = new Notifier(
     store.db,
-    new Destinations(config.outbound.allow),
+    destinations,
     { timeoutMs: config.outbound.timeoutMs, maxAnswerBytes: 64 * 1024, maxRequestBytes: 256 * 1024 },
     config.outbound.deliveriesKept,
   );

@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { checkout, GitFailure, type GitRemote } from '../src/git/index.ts';
+import { allowGitDestinations, checkout, GitFailure, type GitRemote } from '../src/git/index.ts';
+import { Destinations } from '../src/outbound/destinations.ts';
 import { GitServer } from './git-server.ts';
 
 const token = 'ghp_checkout-token-0123456789';
@@ -17,6 +18,8 @@ let git: GitServer;
 let remote: GitRemote;
 
 before(async () => {
+  // The server listens on loopback, which git reaches only when listed (as STRATUM_OUTBOUND_ALLOW does).
+  allowGitDestinations(new Destinations(['127.0.0.1']));
   git = await GitServer.start(token);
   remote = {
     url: git.repository('infrastructure', [
@@ -89,5 +92,35 @@ describe('workspace source checkout', () => {
     fs.mkdirSync(used);
     fs.writeFileSync(path.join(used, 'left'), 'x');
     await assert.rejects(checkout(remote, 'main', used), /not empty/);
+  });
+
+  it('reaches only the hosts the outbound policy allows, as notifications do, naming why it refused', async () => {
+    const port = new URL(remote.url).port;
+    try {
+      allowGitDestinations(new Destinations([]));
+      await assert.rejects(checkout(remote, 'main', path.join(scratch, 'unlisted')), (error: unknown) => {
+        assert.ok(error instanceof GitFailure && !error.remote);
+        assert.match(
+          error.message,
+          /^The source's host 127\.0\.0\.1 is refused: 127\.0\.0\.1: it is a loopback or private address that STRATUM_OUTBOUND_ALLOW does not list\.$/,
+        );
+        return true;
+      });
+      // A name is checked by the addresses it resolves to.
+      const byName = { ...remote, url: remote.url.replace('127.0.0.1', 'localhost') };
+      await assert.rejects(
+        checkout(byName, 'main', path.join(scratch, 'by-name')),
+        /localhost is refused: .*STRATUM_OUTBOUND_ALLOW does not list/,
+      );
+      // Metadata and link-local addresses stay refused whatever the list says.
+      allowGitDestinations(new Destinations(['0.0.0.0/0', '169.254.169.254']));
+      const metadata = { url: `http://169.254.169.254:${port}/latest.git`, credential: undefined };
+      await assert.rejects(checkout(metadata, 'main', path.join(scratch, 'metadata')), /169\.254\.169\.254 is refused/);
+      // A listed name is reached at the address it was checked at.
+      allowGitDestinations(new Destinations(['localhost']));
+      assert.match(await checkout(byName, 'main', path.join(scratch, 'listed')), /^[0-9a-f]{40}$/);
+    } finally {
+      allowGitDestinations(new Destinations(['127.0.0.1']));
+    }
   });
 });

@@ -88,6 +88,9 @@ export class TestServer {
       STRATUM_KEEP_ALIVE_TIMEOUT_MS: '45000',
       // Jobs stay as their tests make them: only the suites about runs start an executor (STRATUM_EXECUTOR=on).
       STRATUM_EXECUTOR: 'off',
+      // The tests' git servers (and notification receivers) listen on loopback, which git and
+      // deliveries reach only when listed; a suite about the policy itself says otherwise.
+      STRATUM_OUTBOUND_ALLOW: '127.0.0.1',
       ...extraEnv,
     };
     let cleanup: () => Promise<void>;

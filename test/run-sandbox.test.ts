@@ -204,3 +204,27 @@ describe("the service's own reads and writes in a step's folder", () => {
     assert.equal(await readInside(root, path.join(root, 'absent'), 1024), undefined);
   });
 });
+
+describe("a run's source on a host the outbound policy does not list", () => {
+  let bench: RunBench;
+  before(async () => {
+    bench = await RunBench.start('sqlite', { env: { STRATUM_OUTBOUND_ALLOW: '' } });
+  });
+  after(async () => {
+    await bench.stop();
+  });
+
+  it('fails the checkout naming the policy, so a workspace cannot make the executor scan its network', async () => {
+    const workspace = await bench.workspaceOf('internal', { 'main.tf': mainTf('echo unreachable') }, [
+      { key: 'name', value: 'x', category: 'TERRAFORM' },
+    ]);
+    const template = await createTemplate(bench.server, bench.organization, { name: 'apply', tcl: flow('terraformApply') });
+    const { steps } = await bench.statusOf(await bench.startJob(workspace, template), 'failed');
+    const log = await bench.logOf(steps[0]?.attributes.output);
+    assert.match(
+      log,
+      /The source's host 127\.0\.0\.1 is refused: 127\.0\.0\.1: it is a loopback or private address that STRATUM_OUTBOUND_ALLOW does not list\./,
+    );
+    assert.doesNotMatch(log, /unreachable/);
+  });
+});

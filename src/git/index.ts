@@ -4,6 +4,7 @@
  */
 export { checkout, refNameProblem } from './checkout.js';
 export { GitFailure } from './git-command.js';
+export { allowGitDestinations } from './git-destinations.js';
 export {
   defaultGitLimits,
   gitSourceProblem,

@@ -2,6 +2,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GitFailure, runGit } from './git-command.js';
+import { gitTransport } from './git-destinations.js';
 
 /** How git proves who it is to a remote: a token over HTTPS, or a private SSH key. */
 export type GitCredential = { kind: 'token'; username: string; token: string } | { kind: 'key'; privateKey: string };
@@ -154,9 +155,10 @@ export async function readTags<T>(
 }
 
 /**
- * Runs `call` with the environment that authenticates git: an HTTP header given through git's
- * environment configuration (never in the URL, a file or the command line), or a key file of mode
- * 0600 in a temporary folder removed afterwards.
+ * Runs `call` with the environment that reaches and authenticates git's remote: the host checked
+ * against the outbound policy and its address pinned (git-destinations.ts), then an HTTP header
+ * given through git's environment configuration (never in the URL, a file or the command line), or
+ * a key file of mode 0600 in a temporary folder removed afterwards.
  */
 export async function withCredential<T>(
   remote: GitRemote,
@@ -164,12 +166,14 @@ export async function withCredential<T>(
 ): Promise<T> {
   const refusal = gitSourceRefusal(remote.url);
   if (refusal !== undefined) throw new GitFailure(refusal, false);
+  const transport = await gitTransport(remote.url);
   const credential = remote.credential;
-  if (credential === undefined) return call({}, []);
+  const ssh = (options: string) => `ssh ${[...transport.ssh, options].join(' ').trim()}`;
+  if (credential === undefined)
+    return call({ ...configEnv(transport.config), ...(transport.ssh.length > 0 ? { GIT_SSH_COMMAND: ssh('-o BatchMode=yes') } : {}) }, []);
   if (credential.kind === 'token') {
     const basic = Buffer.from(`${credential.username}:${credential.token}`).toString('base64');
-    const env = { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'http.extraHeader', GIT_CONFIG_VALUE_0: `Authorization: Basic ${basic}` };
-    return call(env, [credential.token, basic]);
+    return call(configEnv([...transport.config, ['http.extraHeader', `Authorization: Basic ${basic}`]]), [credential.token, basic]);
   }
   const folder = await mkdtemp(join(tmpdir(), 'stratum-ssh-'));
   try {
@@ -179,9 +183,22 @@ export async function withCredential<T>(
     await chmod(key, 0o600);
     // Host keys are not pinned: each call trusts the key the host shows (documented in docs/behaviour.md).
     // LogLevel=ERROR keeps ssh's note of the host key it added (every call adds one) out of the reasons a failure gives.
-    const ssh = `ssh -i '${key}' -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=accept-new -o UserKnownHostsFile='${join(folder, 'known_hosts')}' -o LogLevel=ERROR`;
-    return await call({ GIT_SSH_COMMAND: ssh }, [credential.privateKey]);
+    const command = ssh(
+      `-i '${key}' -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=accept-new -o UserKnownHostsFile='${join(folder, 'known_hosts')}' -o LogLevel=ERROR`,
+    );
+    return await call({ GIT_SSH_COMMAND: command }, [credential.privateKey]);
   } finally {
     await rm(folder, { recursive: true, force: true });
   }
+}
+
+/** Git configuration given through its environment (never a file or the command line, where another process could read it). */
+function configEnv(entries: readonly [string, string][]): Record<string, string> {
+  if (entries.length === 0) return {};
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(entries.length) };
+  for (const [index, [key, value]] of entries.entries()) {
+    env[`GIT_CONFIG_KEY_${index}`] = key;
+    env[`GIT_CONFIG_VALUE_${index}`] = value;
+  }
+  return env;
 }

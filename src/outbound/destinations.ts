@@ -1,3 +1,4 @@
+import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
 /**
@@ -25,6 +26,27 @@ export class Destinations {
     const name = host.toLowerCase().replace(/\.$/, '');
     if (metadataNames.has(name)) return 'it is a cloud metadata service';
     return undefined;
+  }
+
+  /**
+   * The address to call `host` at (an address itself, or the first it resolves to), once neither
+   * its name nor any address it resolves to is refused; why not otherwise. The caller connects to
+   * that address alone, so a second lookup cannot slip past.
+   */
+  async resolve(host: string): Promise<{ address: string; family: number } | { refused: string }> {
+    const refusedName = this.refusedName(host);
+    if (refusedName !== undefined) return { refused: `${host} is refused: ${refusedName}` };
+    let addresses: { address: string; family: number }[];
+    try {
+      addresses = isIP(host) === 0 ? await lookup(host, { all: true, verbatim: true }) : [{ address: host, family: isIP(host) }];
+    } catch {
+      return { refused: `${host} could not be resolved` };
+    }
+    for (const candidate of addresses) {
+      const refused = this.refusedAddress(host, candidate.address);
+      if (refused !== undefined) return { refused: `${host} is refused: ${candidate.address}: ${refused}` };
+    }
+    return addresses[0] ?? { refused: `${host} resolves to no address` };
   }
 
   /** Why an address a host resolved to may not be called; undefined when it may be. */

@@ -1,7 +1,6 @@
-import { lookup } from 'node:dns/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
 import type { Destinations } from './destinations.js';
 
 /** How outbound calls are bounded. */
@@ -53,24 +52,11 @@ export async function postJson(
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const payload = Buffer.from(body);
   if (payload.length > limits.maxRequestBytes) return failed(`the message is larger than ${limits.maxRequestBytes} bytes`);
-  const refusedName = destinations.refusedName(host);
-  if (refusedName !== undefined) return failed(`${host} is refused: ${refusedName}`);
-
   const deadline = AbortSignal.timeout(limits.timeoutMs);
-  let address: { address: string; family: number };
-  try {
-    const addresses = isIP(host) === 0 ? await lookup(host, { all: true, verbatim: true }) : [{ address: host, family: isIP(host) }];
-    if (deadline.aborted) return failed(`${host} did not answer within ${limits.timeoutMs} ms`);
-    for (const candidate of addresses) {
-      const refused = destinations.refusedAddress(host, candidate.address);
-      if (refused !== undefined) return failed(`${host} is refused: ${candidate.address}: ${refused}`);
-    }
-    const first = addresses[0];
-    if (first === undefined) return failed(`${host} resolves to no address`);
-    address = first;
-  } catch {
-    return failed(`${host} could not be resolved`);
-  }
+  const resolved = await destinations.resolve(host);
+  if ('refused' in resolved) return failed(resolved.refused);
+  if (deadline.aborted) return failed(`${host} did not answer within ${limits.timeoutMs} ms`);
+  const address = resolved;
 
   const pinned: LookupFunction = (_hostname, options, callback) => {
     if (options.all === true) callback(null, [address]);

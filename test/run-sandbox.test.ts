@@ -13,9 +13,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createTemplate, eventually, storeKinds } from './harness.ts';
+import { createOrganization, createTemplate, eventually, storeKinds } from './harness.ts';
 import { assertInside, readInside, UnsafeStepFile, writeInside } from '../src/runs/step-folders.ts';
-import { mainTf, RunBench } from './run-fixtures.ts';
+import { mainTf, RunBench, secretValue } from './run-fixtures.ts';
 import { binary, binaryName, terraformVersion } from './terraform-binary.ts';
 
 const asRoot = process.getuid?.() === 0;
@@ -102,6 +102,42 @@ echo probed-all
         assert.equal(sleeping(leftBehind), false, 'setsid');
         assert.equal(sleeping(leftBehind + 1000), false, 'nohup');
       });
+    });
+
+    it("keeps another organization's running job out of reach: its processes' environment, its variables and its folder", async () => {
+      // The victim: a job of this organization that holds a sensitive ENV variable and a TERRAFORM one while it runs.
+      const victim = await bench.workspaceRunning('victim', 'sleep 15');
+      const victimJob = await bench.startJob(
+        victim,
+        await createTemplate(bench.server, bench.organization, { name: 'victim', tcl: flow('terraformApply') }),
+      );
+      await bench.stepRuns(victimJob, 0);
+      // The attacker: a job of another organization, run beside it (two runs at once by default).
+      const home = bench.organization;
+      bench.organization = await createOrganization(bench.server);
+      try {
+        const runs = path.join(bench.server.env.STRATUM_DATA_DIR ?? '', 'runs');
+        const attack = `${probing([
+          ['victim-environ', `grep -s -l -a '${secretValue}' /proc/[0-9]*/environ`],
+          // A bracket keeps the pattern from matching this script itself, which lies in the runs folder too.
+          ['victim-variables', `grep -s -r -l -a 'alph[a]' '${runs}'`],
+          ['victim-folder', `ls -d '${runs}'/*-job-${victimJob}-*`],
+        ])}echo probed-all\n`;
+        const workspace = await bench.workspaceOf('thief', { 'main.tf': mainTf('sh ./attack.sh'), 'attack.sh': attack }, [
+          { key: 'name', value: 'thief', category: 'TERRAFORM' },
+        ]);
+        const template = await createTemplate(bench.server, bench.organization, { name: 'thief', tcl: flow('terraformApply') });
+        const { steps } = await bench.statusOf(await bench.startJob(workspace, template), 'completed');
+        const victimNow = await bench.server.get(`/api/v1/organization/${home}/job/${victimJob}`);
+        assert.equal(victimNow.body.data.attributes.status, 'running', 'the victim ran all along');
+        const log = await bench.logOf(steps[0]?.attributes.output);
+        assert.match(log, /probed-all/);
+        assert.doesNotMatch(log, /REACHED/);
+        assert.doesNotMatch(log, new RegExp(secretValue));
+      } finally {
+        bench.organization = home;
+      }
+      await bench.statusOf(victimJob, 'completed');
     });
 
     it("runs the tool itself in the sandbox too: a plan's process (and a provider it starts) reads no key", async () => {

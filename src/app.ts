@@ -35,6 +35,7 @@ import { lockMethods, stateRoutes } from './http/routes/state-routes.js';
 import { notificationRoutes } from './http/routes/notification-routes.js';
 import { subscriptions } from './http/routes/subscriptions.js';
 import { CallerConnections } from './http/caller-connections.js';
+import { rateLimit } from './http/plugins/rate-limit.js';
 import { runOutputRoutes } from './http/routes/run-output-routes.js';
 import { effectiveVariablesField, effectiveVariablesRoute } from './http/routes/effective-variables-route.js';
 import { effectiveVariablesReader, jobLiveness } from './runs/index.js';
@@ -142,6 +143,7 @@ export function buildApp({ config, store, signingKey, core, log, metrics, servic
   void app.register(requestLog, { log });
   if (metrics !== undefined) void app.register(requestMetrics, { metrics });
   void app.register(health, { store, service });
+  void app.register(rateLimit, config.rateLimits);
   // Public, as in Terrakube: the vendors' release lists the workspace pages offer. A module's zip
   // takes no token either, but a signed link.
   void app.register((api) => {

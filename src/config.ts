@@ -5,9 +5,9 @@ import { isAllowEntry } from './outbound/destinations.js';
 import { parseOrigins } from './cors-origins.js';
 import { readTrustProxy } from './trust-proxy.js';
 import { readRunConfig, type RunConfig } from './run-config.js';
-import { readConnectionLimits, type ConnectionLimits, type MetricsListener } from './connection-config.js';
+import { readConnectionLimits, readRateLimits, type ConnectionLimits, type MetricsListener, type RateLimits } from './connection-config.js';
 
-export type { ConnectionLimits, MetricsListener } from './connection-config.js';
+export type { ConnectionLimits, MetricsListener, RateLimits } from './connection-config.js';
 
 /** Every setting of the service and the CLI, read from the environment and validated once. */
 export interface Config {
@@ -40,6 +40,7 @@ export interface Config {
   /** Browser origins (scheme, host and port) whose pages may call the API; none by default. */
   corsOrigins: readonly string[];
   connections: ConnectionLimits;
+  rateLimits: RateLimits;
   /** How long a stopping server lets requests in flight finish before it closes their connections. */
   shutdownTimeoutMs: number;
   /** Where Prometheus metrics are served, on a listener of their own; undefined: not served. */
@@ -234,6 +235,7 @@ export function inspectConfig(env: NodeJS.ProcessEnv = process.env): { config: C
     personalTokenMaxDays: integer('STRATUM_PERSONAL_TOKEN_MAX_DAYS', undefined, 1, 36500),
     corsOrigins,
     connections,
+    rateLimits: readRateLimits(integer),
     moduleLinkSeconds: integer('STRATUM_MODULE_LINK_SECONDS', 300, 1, 86_400),
     shutdownTimeoutMs: integer('STRATUM_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 3_600_000),
     metrics,

@@ -58,3 +58,17 @@ export function readConnectionLimits(integer: IntegerSetting, metrics: MetricsLi
   }
   return connections;
 }
+
+/** How many requests of each kind one caller may make per minute, on each server; 0: that kind is not limited. */
+export interface RateLimits {
+  readsPerMinute: number;
+  writesPerMinute: number;
+}
+
+/** The rate limits from the environment: on by default, far above what the web UI sends (README, "Rate limits"). */
+export function readRateLimits(integer: IntegerSetting): RateLimits {
+  return {
+    readsPerMinute: integer('STRATUM_RATE_LIMIT_READS', 1200, 0, 10_000_000),
+    writesPerMinute: integer('STRATUM_RATE_LIMIT_WRITES', 300, 0, 10_000_000),
+  };
+}

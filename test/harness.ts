@@ -91,6 +91,9 @@ export class TestServer {
       // The tests' git servers (and notification receivers) listen on loopback, which git and
       // deliveries reach only when listed; a suite about the policy itself says otherwise.
       STRATUM_OUTBOUND_ALLOW: '127.0.0.1',
+      // Suites send thousands of requests a minute with one token: the limits are the rate-limit suite's subject.
+      STRATUM_RATE_LIMIT_READS: '10000000',
+      STRATUM_RATE_LIMIT_WRITES: '10000000',
       ...extraEnv,
     };
     let cleanup: () => Promise<void>;

@@ -1,0 +1,94 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { RateLimits } from '../../config.js';
+import { ApiError } from '../../errors.js';
+import { graphqlPath } from '../routes/graphql-route.js';
+
+type Kind = 'reads' | 'writes';
+
+/** A bucket of a caller's requests of one kind: full at the limit, refilled at the limit per minute. */
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+const windowSeconds = 60;
+/** Paths never limited: what load balancers and orchestrators poll. */
+const unlimited = new Set(['/healthz', '/readyz']);
+/** Above this many callers remembered, full buckets are forgotten at once rather than at the next sweep. */
+const rememberedCallers = 100_000;
+
+/**
+ * Limits each caller's requests, reads (GET, HEAD) and writes (everything else) apart, as token
+ * buckets that hold a minute's allowance and refill continuously: a page that loads thirty records
+ * at once is never slowed, a script that loops is. The caller is the person, team or job behind a
+ * token (any of its tokens), or the client address when there is none (public routes, the state
+ * backend's Basic auth, which its routes read themselves). Every answer says where the caller stands
+ * (`RateLimit-Policy` and `RateLimit`, the IETF httpapi draft's fields); one past the limit is 429
+ * with `Retry-After`, as a JSON:API error document, or a GraphQL one at the GraphQL endpoint. Counted per
+ * process: behind N replicas a caller may make up to N times as many.
+ */
+export const rateLimit = fp(
+  (app: FastifyInstance, limits: RateLimits) => {
+    const buckets = new Map<string, Bucket>();
+    const perMinute: Record<Kind, number> = { reads: limits.readsPerMinute, writes: limits.writesPerMinute };
+    const sweep = () => {
+      const now = Date.now();
+      for (const [key, bucket] of buckets) {
+        const kind = key.startsWith('reads ') ? 'reads' : 'writes';
+        if (bucket.tokens + ((now - bucket.at) / 1000) * (perMinute[kind] / windowSeconds) >= perMinute[kind]) buckets.delete(key);
+      }
+    };
+    const timer = setInterval(sweep, windowSeconds * 1000);
+    timer.unref();
+    app.addHook('onClose', (_instance, done) => {
+      clearInterval(timer);
+      done();
+    });
+
+    app.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
+      const kind: Kind = request.method === 'GET' || request.method === 'HEAD' ? 'reads' : 'writes';
+      const limit = perMinute[kind];
+      if (limit === 0 || request.method === 'OPTIONS' || unlimited.has(request.routeOptions.url ?? '')) {
+        done();
+        return;
+      }
+      const caller = request.caller;
+      const who = caller === undefined ? `address ${request.ip}` : `${caller.token.kind} ${caller.subject}`;
+      const key = `${kind} ${who}`;
+      const now = Date.now();
+      const rate = limit / windowSeconds;
+      const bucket = buckets.get(key) ?? { tokens: limit, at: now };
+      bucket.tokens = Math.min(limit, bucket.tokens + ((now - bucket.at) / 1000) * rate);
+      bucket.at = now;
+      if (!buckets.has(key)) {
+        if (buckets.size >= rememberedCallers) sweep();
+        buckets.set(key, bucket);
+      }
+      const allowed = bucket.tokens >= 1;
+      if (allowed) bucket.tokens -= 1;
+      const remaining = Math.floor(bucket.tokens);
+      // Seconds until the bucket is full again: the draft's reset of the quota.
+      const reset = Math.ceil((limit - bucket.tokens) / rate);
+      void reply.header('ratelimit-policy', `"${kind}";q=${limit};w=${windowSeconds}`);
+      void reply.header('ratelimit', `"${kind}";r=${remaining};t=${reset}`);
+      if (allowed) {
+        done();
+        return;
+      }
+      const retryAfterSeconds = Math.max(1, Math.ceil((1 - bucket.tokens) / rate));
+      const detail = `This caller made more than ${limit} ${kind === 'reads' ? 'reads' : 'writes'} in a minute; retry in ${retryAfterSeconds} s.`;
+      if (request.routeOptions.url === graphqlPath) {
+        // GraphQL clients read errors[].message: the answer keeps their shape.
+        void reply
+          .code(429)
+          .header('retry-after', String(retryAfterSeconds))
+          .type('application/json; charset=utf-8')
+          .send({ errors: [{ message: detail, extensions: { code: 'RATE_LIMITED' } }] });
+        return;
+      }
+      done(new ApiError(429, { code: 'rate_limited', detail }, { retryAfterSeconds }));
+    });
+  },
+  { name: 'rate-limit', dependencies: ['error-rendering'] },
+);

@@ -160,7 +160,7 @@ export function buildApp({ config, store, signingKey, core, log, metrics, servic
       derived: [effectiveVariablesField(runRecords.workspace.type, effectiveVariables)],
       log,
     });
-    await api.register(runOutputRoutes, { engine, records: runOutputRecords, connections: callerConnections });
+    await api.register(runOutputRoutes, { engine, records: runOutputRecords, connections: callerConnections, authenticator });
     registerDescribedRoutes(api, tokenEndpoints);
     // Not in the API description: it exists only to say that it is not offered.
     registerDescribedRoutes(api, [...registryEndpoints.filter((route) => route.public !== true), publicRegistryRoute]);

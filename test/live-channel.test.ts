@@ -258,4 +258,27 @@ describeEachStore('long-lived connections of one caller', { env: { STRATUM_LONG_
     assert.equal(member.heard.length, before, 'no event reached it after its access went');
     await member.client.dispose();
   });
+
+  it('ends a log stream once its token is revoked, and refuses it again', async () => {
+    const group = `stream-team-${Date.now()}`;
+    await createRecord(context.server, `/api/v1/organization/${organization}/team`, 'team', { name: group, role: 'read' });
+    const created = await context.server.post('/access-token/v1/teams', { group, description: 'a stream', days: 1, hours: 0, minutes: 0 });
+    assert.equal(created.status, 201, created.text);
+    const { token, id } = created.body as { token: string; id: string };
+    // A job nobody runs: its step stays pending and its stream open.
+    const job = await runNow();
+    const steps = await context.server.get(`/api/v1/organization/${organization}/job/${job}/step`);
+    const step = (steps.body.data as { id: string }[])[0]?.id;
+    const address = `/tfoutput/v1/organization/${organization}/job/${job}/step/${step}/stream`;
+    const streaming = context.server.get(address, { token });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const revoked = await context.server.request('DELETE', `/access-token/v1/teams/${id}`);
+    assert.equal(revoked.status, 202, revoked.text);
+    const outcome = await Promise.race([
+      streaming.then((answer) => answer.status),
+      new Promise((resolve) => setTimeout(() => resolve('still streaming'), 12_000)),
+    ]);
+    assert.equal(outcome, 200, 'the stream ended');
+    assert.equal((await context.server.get(address, { token })).status, 401);
+  });
 });

@@ -3,6 +3,8 @@ import type { Engine, RecordAddress, Session } from '../../engine/index.js';
 import { ApiError } from '../../errors.js';
 import type { ResourceDeclaration, Row } from '../../model/index.js';
 import { liveStep, RunLogs, withTrimNote, type StepLog } from '../../runs/index.js';
+import type { Authenticator } from '../../auth/authenticator.js';
+import { presentedToken } from '../../auth/credentials.js';
 import type { CallerConnections } from '../caller-connections.js';
 import { requireCaller } from '../plugins/authentication.js';
 import { sessionOf } from './request-session.js';
@@ -19,11 +21,15 @@ export interface RunOutputOptions {
   records: RunOutputRecords;
   /** Each caller's share of long-lived connections, shared with the live channel. */
   connections: CallerConnections;
+  /** Checks a stream's token again while it runs: a revoked or expired one ends it. */
+  authenticator: Authenticator;
   /** How often a stream looks for more of a running step's log. */
   pollMs?: number;
 }
 
 const stepPath = '/tfoutput/v1/organization/:organizationId/job/:jobId/step/:stepId';
+/** How long a stream's token check holds before the stream checks it again. */
+const recheckMs = 5000;
 /** Streams one process keeps open at once: each polls the store while its step runs. */
 const maxStreams = 500;
 const keepAliveMs = 15_000;
@@ -41,7 +47,10 @@ interface StepParams {
  * context (`/context/v1/{job}`: the structured view of each plan step, `planStructuredOutput` by
  * step id), for whoever may read the job.
  */
-export function runOutputRoutes(api: FastifyInstance, { engine, records, connections, pollMs = 500 }: RunOutputOptions): Promise<void> {
+export function runOutputRoutes(
+  api: FastifyInstance,
+  { engine, records, connections, authenticator, pollMs = 500 }: RunOutputOptions,
+): Promise<void> {
   let streams = 0;
   const logs = new RunLogs(engine.work('service'), records.step);
   // The caller's session finds the step (404 for one it may not see); its log is the run's, read beside it.
@@ -94,7 +103,19 @@ export function runOutputRoutes(api: FastifyInstance, { engine, records, connect
     });
     try {
       // Once the stream has begun there is no error to answer with: a failed read (the store gone, the client gone) ends it.
-      await streamLog(request, reply, { pollMs, read: () => stepLog(session, address) }).catch(() => undefined);
+      // The token is checked again now and then, as the live channel's is: a revoked or expired one
+      // ends the stream (its reconnection is then refused), where its session alone would go on.
+      const token = presentedToken(request.headers.authorization, { basic: false });
+      let checkedAt = Date.now();
+      const read = async () => {
+        if (Date.now() - checkedAt >= recheckMs) {
+          if (typeof token !== 'string') throw new Error('no token');
+          await authenticator.authenticate(token);
+          checkedAt = Date.now();
+        }
+        return stepLog(session, address);
+      };
+      await streamLog(request, reply, { pollMs, read }).catch(() => undefined);
     } finally {
       streams--;
       release();

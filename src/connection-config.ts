@@ -1,3 +1,5 @@
+import type { IntegerSetting } from './run-config.js';
+
 /** The listener of the Prometheus metrics, apart from the API's. */
 export interface MetricsListener {
   host: string;
@@ -25,8 +27,6 @@ export interface ConnectionLimits {
   perCaller: number;
 }
 
-type IntegerSetting = (name: string, fallback: number, min: number, max: number) => number;
-
 /** The connection settings from the environment; problems are added to the list the service refuses to start with. */
 export function readConnectionLimits(integer: IntegerSetting, metrics: MetricsListener | undefined, problems: string[]): ConnectionLimits {
   const timeout = (name: string, fallback: number) => integer(name, fallback, 100, 3_600_000);
@@ -36,19 +36,15 @@ export function readConnectionLimits(integer: IntegerSetting, metrics: MetricsLi
       `STRATUM_MAX_CONNECTIONS must be more than ${metrics.maxConnections} with STRATUM_METRICS_PORT set: the metrics listener's ${metrics.maxConnections} connections count in it`,
     );
   }
+  const apiConnections = Math.max(1, connectionBudget - (metrics?.maxConnections ?? 0));
   const connections: ConnectionLimits = {
     requestTimeoutMs: timeout('STRATUM_REQUEST_TIMEOUT_MS', 30_000),
     headersTimeoutMs: timeout('STRATUM_HEADERS_TIMEOUT_MS', 10_000),
     keepAliveTimeoutMs: timeout('STRATUM_KEEP_ALIVE_TIMEOUT_MS', 5_000),
     connectionTimeoutMs: timeout('STRATUM_CONNECTION_TIMEOUT_MS', 60_000),
-    maxConnections: Math.max(1, connectionBudget - (metrics?.maxConnections ?? 0)),
+    maxConnections: apiConnections,
     // At most half of what the API may hold: one caller never takes the rest.
-    perCaller: integer(
-      'STRATUM_LONG_CONNECTIONS_PER_CALLER',
-      32,
-      1,
-      Math.max(1, Math.floor((connectionBudget - (metrics?.maxConnections ?? 0)) / 2)),
-    ),
+    perCaller: integer('STRATUM_LONG_CONNECTIONS_PER_CALLER', 32, 1, Math.max(1, Math.floor(apiConnections / 2))),
   };
   // Node refuses a headers timeout longer than the request timeout, which includes the headers.
   if (connections.headersTimeoutMs > connections.requestTimeoutMs) {

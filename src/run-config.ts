@@ -39,7 +39,8 @@ export interface SandboxSettings {
   readOnly: readonly string[];
 }
 
-type IntegerSetting = (name: string, fallback: number, min: number, max: number) => number;
+/** Reads an integer setting within its bounds, noting a bad value among the start's problems. */
+export type IntegerSetting = (name: string, fallback: number, min: number, max: number) => number;
 
 /** The run settings from the environment; problems are added to the list the service refuses to start with. */
 export function readRunConfig(env: NodeJS.ProcessEnv, dataDir: string, integer: IntegerSetting, problems: string[]): RunConfig {

@@ -32,6 +32,14 @@ export function auditName(caller: Caller): string {
   return caller.email ?? caller.subject;
 }
 
+/**
+ * Who per-caller bounds count (rate limits, long-lived connections): the person, team or job behind
+ * a token, whichever of its tokens it sends, so minting more tokens buys no more.
+ */
+export function callerIdentity(caller: Caller): string {
+  return `${caller.token.kind} ${caller.subject}`;
+}
+
 /** The service itself as the caller, for work no token asked for (the executor, deliveries, recovery). */
 export const serviceCaller: Caller = {
   subject: 'stratum',

@@ -22,11 +22,20 @@ export interface GitTransport {
   ssh: string[];
 }
 
-/** The host (and port) of a source URL that passed gitSourceProblem: `https://h:p/...`, `ssh://u@h:p/...` or `git@h:path`. */
-function hostOf(url: string): { host: string; port: number | undefined; protocol: string } {
+/**
+ * The host (lower-cased, an IPv6 address without its brackets), port (none when the scheme's own)
+ * and scheme of a source or endpoint URL: `https://h:p/...`, `ssh://u@h:p/...` or `git@h:path`;
+ * undefined for text that is none of them.
+ */
+export function sourceHost(url: string): { host: string; port: number | undefined; protocol: string } | undefined {
   const scp = /^git@([A-Za-z0-9.-]+):/.exec(url);
-  if (scp !== null) return { host: scp[1] ?? '', port: undefined, protocol: 'ssh:' };
-  const parsed = new URL(url);
+  if (scp !== null) return { host: (scp[1] ?? '').toLowerCase(), port: undefined, protocol: 'ssh:' };
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
   return {
     host: parsed.hostname.replace(/^\[|\]$/g, ''),
     port: parsed.port === '' ? undefined : Number(parsed.port),
@@ -36,7 +45,9 @@ function hostOf(url: string): { host: string; port: number | undefined; protocol
 
 /** Checks a source's host against the policy and answers how git connects to it; a refused host is a GitFailure naming why. */
 export async function gitTransport(url: string): Promise<GitTransport> {
-  const { host, port, protocol } = hostOf(url);
+  const source = sourceHost(url);
+  if (source === undefined) throw new GitFailure('The source is not a git URL.', false);
+  const { host, port, protocol } = source;
   const resolved = await destinations.resolve(host);
   if ('refused' in resolved) throw new GitFailure(`The source's host ${resolved.refused}.`, false);
   if (protocol === 'ssh:') return { config: [], ssh: ['-o', `HostName=${resolved.address}`] };

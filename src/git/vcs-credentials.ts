@@ -1,4 +1,5 @@
 import type { ResourceDeclaration, SecretReader } from '../model/index.js';
+import { sourceHost } from './git-destinations.js';
 import type { GitCredential, GitRemote } from './remote.js';
 
 /**
@@ -54,14 +55,11 @@ function tokenHost(vcsType: string, endpoint: unknown): string | undefined {
   return providers[vcsType]?.host;
 }
 
-/** The host of an https URL, lower-cased with its port when it names one; undefined for another form (scp-like SSH, a path). */
+/** The host and port of an http(s) URL, as sourceHost reads them; undefined for another form (scp-like SSH, a path). */
 function hostOf(url: string): string | undefined {
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.host.toLowerCase() : undefined;
-  } catch {
-    return undefined;
-  }
+  const source = sourceHost(url);
+  if (source === undefined || (source.protocol !== 'https:' && source.protocol !== 'http:')) return undefined;
+  return source.port === undefined ? source.host : `${source.host}:${source.port}`;
 }
 
 function sameHost(url: string, host: string | undefined): boolean {

@@ -1,4 +1,4 @@
-import type { Caller } from '../auth/caller.js';
+import { callerIdentity, type Caller } from '../auth/caller.js';
 
 /**
  * The long-lived connections each caller holds on this server (log streams and live-channel
@@ -13,8 +13,7 @@ export class CallerConnections {
 
   /** A slot for one more connection of the caller, and the function that frees it; undefined when it holds its share. */
   take(caller: Caller): (() => void) | undefined {
-    // The person (or team, or job) behind the token, not the token: minting more tokens gives no more connections.
-    const key = `${caller.token.kind}:${caller.subject}`;
+    const key = callerIdentity(caller);
     const count = this.held.get(key) ?? 0;
     if (count >= this.perCaller) return undefined;
     this.held.set(key, count + 1);
@@ -32,4 +31,23 @@ export class CallerConnections {
   refusal(): string {
     return `A caller holds at most ${this.perCaller} log streams and live-channel connections at once on a server; close one, or read the log itself.`;
   }
+}
+
+/** How long a long-lived connection's last check of its caller holds before the next is made. */
+const recheckMs = 5000;
+
+/**
+ * `check` (is the caller's token still valid, its access kept?) made again as a long-lived
+ * connection goes on, at most every few seconds: a revoked token or a withdrawn grant ends the
+ * connection soon after, where the one check at its start would let it run for as long as it lasts.
+ * Answers whether the connection may go on.
+ */
+export function checkedNowAndThen(check: () => Promise<boolean>): () => Promise<boolean> {
+  let checkedAt = Date.now();
+  return async () => {
+    if (Date.now() - checkedAt < recheckMs) return true;
+    if (!(await check())) return false;
+    checkedAt = Date.now();
+    return true;
+  };
 }

@@ -53,10 +53,9 @@ export async function postJson(
   const payload = Buffer.from(body);
   if (payload.length > limits.maxRequestBytes) return failed(`the message is larger than ${limits.maxRequestBytes} bytes`);
   const deadline = AbortSignal.timeout(limits.timeoutMs);
-  const resolved = await destinations.resolve(host);
-  if ('refused' in resolved) return failed(resolved.refused);
+  const address = await destinations.resolve(host);
+  if ('refused' in address) return failed(address.refused);
   if (deadline.aborted) return failed(`${host} did not answer within ${limits.timeoutMs} ms`);
-  const address = resolved;
 
   const pinned: LookupFunction = (_hostname, options, callback) => {
     if (options.all === true) callback(null, [address]);

@@ -80,7 +80,10 @@ export function buildExecutor({ engine, records, config, signer, log, apiUrl, me
       { isolation: 'none' },
       "executor: STRATUM_RUN_ISOLATION=none: runs are NOT isolated: a run can read this process's keys, its data folder and environment, and with them every organization's secrets",
     );
-  else log.info({ isolation: isolation.describe() }, `executor: each step runs in a sandbox: ${isolation.describe()}`);
+  else {
+    const described = isolation.describe();
+    log.info({ isolation: described }, `executor: each step runs in a sandbox: ${described}`);
+  }
   const jobs = new Jobs({
     work: { executor: engine.work('executor'), scheduler: engine.work('scheduler') },
     records: records.run,

@@ -12,7 +12,7 @@ export interface JobRunParts {
   tools: ToolBinaries;
   /** The steps' sandbox, or why this machine has none: then every job fails with that reason rather than run unisolated. */
   isolation: StepIsolation | SandboxUnavailable;
-  settings: Omit<RunSettings, 'isolation'>;
+  settings: RunSettings;
 }
 
 /** How a job's run in this process ended: its status, and why when it failed (`left`: another took it over, or it is gone). */
@@ -107,8 +107,8 @@ async function runSteps(
     report.stepStarted(facts, step);
     const started = Date.now();
     const outcome = await runLoggedStep(
-      { port, settings: { ...parts.settings, isolation } },
-      { spec, flow, variables, binary, environment, secrets, stepId, jobId, executor, cancel },
+      { port, settings: parts.settings },
+      { spec, flow, variables, binary, environment, secrets, stepId, jobId, executor, cancel, isolation },
     );
     report.stepEnded(
       facts,
@@ -177,7 +177,7 @@ async function failJob(
 
 /** The whole environment of a run's processes: nothing of the service's own, but what a run needs. */
 function runEnvironment(
-  settings: JobRunParts['settings'],
+  settings: RunSettings,
   spec: JobSpec,
   variables: Record<string, string>,
   binary: string,

@@ -20,8 +20,6 @@ export interface RunSettings {
   outputLimit: number;
   /** A Terraform CLI configuration every run uses (provider mirrors, plugin cache); undefined: none. */
   cliConfig: string | undefined;
-  /** How each step's processes are kept from the service, the machine and each other. */
-  isolation: StepIsolation;
 }
 
 /** Where a step's log, plans and a state its tool could not upload are kept: the service, through the port. */
@@ -44,6 +42,8 @@ export interface LoggedStep {
   jobId: string;
   executor: string;
   cancel: AbortSignal;
+  /** How the step's processes are kept from the service, the machine and other steps. */
+  isolation: StepIsolation;
 }
 
 /** Runs a step in a folder of its own, its output redacted and stored as it comes, for readers on any replica. */
@@ -87,7 +87,7 @@ export async function runLoggedStep(parts: StepStore, step: LoggedStep): Promise
       variables: step.variables,
       directory,
       work,
-      isolation: settings.isolation,
+      isolation: step.isolation,
       readOnly: [...new Set(readOnly)],
       binary: step.binary,
       environment: step.environment,

@@ -50,15 +50,11 @@ export async function makeStepFolder(runsFolder: string, note: StepNote, step: n
 export class UnsafeStepFile extends Error {}
 
 /**
- * The real folder of `file` when it lies inside `root` (links resolved): what the service writes
+ * The real path of `folder` (links resolved) when it lies inside `root`: what the service writes
  * into and reads from a step's work folder must stay there, though a repository or a run may have
  * put links in it (to the data folder, the keys).
  */
-async function folderInside(root: string, file: string): Promise<string> {
-  return realInside(root, path.dirname(file));
-}
-
-async function realInside(root: string, folder: string): Promise<string> {
+export async function assertInside(root: string, folder: string): Promise<string> {
   const realRoot = await realpath(root);
   const real = await realpath(folder);
   if (real !== realRoot && !real.startsWith(`${realRoot}${path.sep}`))
@@ -66,14 +62,9 @@ async function realInside(root: string, folder: string): Promise<string> {
   return real;
 }
 
-/** Fails unless `folder` (links resolved) lies inside `root`. */
-export async function assertInside(root: string, folder: string): Promise<void> {
-  await realInside(root, folder);
-}
-
 /** Writes a file the service gives a step (variables, a plan), replacing what is there but never writing through a link. */
 export async function writeInside(root: string, file: string, data: string | Buffer): Promise<void> {
-  const target = path.join(await folderInside(root, file), path.basename(file));
+  const target = path.join(await assertInside(root, path.dirname(file)), path.basename(file));
   const existing = await lstat(target).catch(() => undefined);
   if (existing?.isDirectory() === true) throw new UnsafeStepFile(`${path.relative(root, file)} is a folder`);
   if (existing !== undefined) await unlink(target);
@@ -92,7 +83,7 @@ export async function writeInside(root: string, file: string, data: string | Buf
 export async function readInside(root: string, file: string, maxBytes: number): Promise<Buffer | undefined> {
   let target: string;
   try {
-    target = path.join(await folderInside(root, file), path.basename(file));
+    target = path.join(await assertInside(root, path.dirname(file)), path.basename(file));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;

@@ -92,25 +92,24 @@ export class StepSandbox implements StepIsolation {
     // them), which the run user could not pass: they are made first, open to pass through and holding nothing else.
     const leading = [...new Set([...mounted, place.folder].flatMap(parentsOf))].flatMap((folder) => ['--perms', '0755', '--dir', folder]);
     const readOnly = mounted.flatMap((folder) => ['--ro-bind-try', folder, folder]);
-    const user =
+    const { user, switchUser } =
       this.runUser === undefined
         ? // The service's own user: a user namespace of its own, in which no further one can be made.
-          ['--unshare-user', '--disable-userns']
+          { user: ['--unshare-user', '--disable-userns'], switchUser: [] }
         : // Root: what switching to the run user takes, dropped by setpriv before the command starts.
-          ['--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_SETPCAP'];
-    const switchUser =
-      this.runUser === undefined
-        ? []
-        : [
-            programs.setpriv,
-            `--reuid=${this.runUser.uid}`,
-            `--regid=${this.runUser.gid}`,
-            '--clear-groups',
-            '--inh-caps=-all',
-            '--bounding-set=-all',
-            '--no-new-privs',
-            '--',
-          ];
+          {
+            user: ['--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_SETPCAP'],
+            switchUser: [
+              programs.setpriv,
+              `--reuid=${this.runUser.uid}`,
+              `--regid=${this.runUser.gid}`,
+              '--clear-groups',
+              '--inh-caps=-all',
+              '--bounding-set=-all',
+              '--no-new-privs',
+              '--',
+            ],
+          };
     return {
       // The sandbox's own processes ignore SIGINT: an interrupt to the step's process group reaches
       // the command (which gets SIGINT back as its default just before it starts), and bubblewrap

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { callerIdentity } from '../../auth/caller.js';
 import type { RateLimits } from '../../config.js';
 import { ApiError } from '../../errors.js';
 import { graphqlPath } from '../routes/graphql-route.js';
@@ -30,14 +31,16 @@ const rememberedCallers = 100_000;
  */
 export const rateLimit = fp(
   (app: FastifyInstance, limits: RateLimits) => {
-    const buckets = new Map<string, Bucket>();
+    const buckets: Record<Kind, Map<string, Bucket>> = { reads: new Map(), writes: new Map() };
     const perMinute: Record<Kind, number> = { reads: limits.readsPerMinute, writes: limits.writesPerMinute };
+    /** What a bucket holds now: what it held, and what has flowed in since, up to a full minute's allowance. */
+    const level = (bucket: Bucket, kind: Kind, now: number) =>
+      Math.min(perMinute[kind], bucket.tokens + ((now - bucket.at) / 1000) * (perMinute[kind] / windowSeconds));
+    // A full bucket is as good as none: forgetting it bounds the memory to the callers of the last minute.
     const sweep = () => {
       const now = Date.now();
-      for (const [key, bucket] of buckets) {
-        const kind = key.startsWith('reads ') ? 'reads' : 'writes';
-        if (bucket.tokens + ((now - bucket.at) / 1000) * (perMinute[kind] / windowSeconds) >= perMinute[kind]) buckets.delete(key);
-      }
+      for (const kind of ['reads', 'writes'] as const)
+        for (const [who, bucket] of buckets[kind]) if (level(bucket, kind, now) >= perMinute[kind]) buckets[kind].delete(who);
     };
     const timer = setInterval(sweep, windowSeconds * 1000);
     timer.unref();
@@ -54,16 +57,16 @@ export const rateLimit = fp(
         return;
       }
       const caller = request.caller;
-      const who = caller === undefined ? `address ${request.ip}` : `${caller.token.kind} ${caller.subject}`;
-      const key = `${kind} ${who}`;
+      const who = caller === undefined ? `address ${request.ip}` : callerIdentity(caller);
       const now = Date.now();
       const rate = limit / windowSeconds;
-      const bucket = buckets.get(key) ?? { tokens: limit, at: now };
-      bucket.tokens = Math.min(limit, bucket.tokens + ((now - bucket.at) / 1000) * rate);
+      const known = buckets[kind].get(who);
+      const bucket = known ?? { tokens: limit, at: now };
+      bucket.tokens = level(bucket, kind, now);
       bucket.at = now;
-      if (!buckets.has(key)) {
-        if (buckets.size >= rememberedCallers) sweep();
-        buckets.set(key, bucket);
+      if (known === undefined) {
+        if (buckets[kind].size >= rememberedCallers) sweep();
+        buckets[kind].set(who, bucket);
       }
       const allowed = bucket.tokens >= 1;
       if (allowed) bucket.tokens -= 1;
@@ -77,7 +80,7 @@ export const rateLimit = fp(
         return;
       }
       const retryAfterSeconds = Math.max(1, Math.ceil((1 - bucket.tokens) / rate));
-      const detail = `This caller made more than ${limit} ${kind === 'reads' ? 'reads' : 'writes'} in a minute; retry in ${retryAfterSeconds} s.`;
+      const detail = `This caller made more than ${limit} ${kind} in a minute; retry in ${retryAfterSeconds} s.`;
       if (request.routeOptions.url === graphqlPath) {
         // GraphQL clients read errors[].message: the answer keeps their shape.
         void reply

@@ -5,7 +5,7 @@ import type { ResourceDeclaration, Row } from '../../model/index.js';
 import { liveStep, RunLogs, withTrimNote, type StepLog } from '../../runs/index.js';
 import type { Authenticator } from '../../auth/authenticator.js';
 import { presentedToken } from '../../auth/credentials.js';
-import type { CallerConnections } from '../caller-connections.js';
+import { checkedNowAndThen, type CallerConnections } from '../caller-connections.js';
 import { requireCaller } from '../plugins/authentication.js';
 import { sessionOf } from './request-session.js';
 
@@ -28,8 +28,6 @@ export interface RunOutputOptions {
 }
 
 const stepPath = '/tfoutput/v1/organization/:organizationId/job/:jobId/step/:stepId';
-/** How long a stream's token check holds before the stream checks it again. */
-const recheckMs = 5000;
 /** Streams one process keeps open at once: each polls the store while its step runs. */
 const maxStreams = 500;
 const keepAliveMs = 15_000;
@@ -106,13 +104,16 @@ export function runOutputRoutes(
       // The token is checked again now and then, as the live channel's is: a revoked or expired one
       // ends the stream (its reconnection is then refused), where its session alone would go on.
       const token = presentedToken(request.headers.authorization, { basic: false });
-      let checkedAt = Date.now();
+      const tokenValid = checkedNowAndThen(async () =>
+        typeof token === 'string'
+          ? Promise.resolve(authenticator.authenticate(token)).then(
+              () => true,
+              () => false,
+            )
+          : false,
+      );
       const read = async () => {
-        if (Date.now() - checkedAt >= recheckMs) {
-          if (typeof token !== 'string') throw new Error('no token');
-          await authenticator.authenticate(token);
-          checkedAt = Date.now();
-        }
+        if (!(await tokenValid())) throw new Error("The stream's token is no longer valid.");
         return stepLog(session, address);
       };
       await streamLog(request, reply, { pollMs, read }).catch(() => undefined);

@@ -19,7 +19,7 @@ import type { Engine } from '../../engine/index.js';
 import { ApiError } from '../../errors.js';
 import type { ResourceDeclaration } from '../../model/index.js';
 import type { JobEvents, JobStatusEvent } from '../../runs/index.js';
-import type { CallerConnections } from '../caller-connections.js';
+import { checkedNowAndThen, type CallerConnections } from '../caller-connections.js';
 
 /** What one connection may hold: subscriptions at once, and events waiting for a slow client. */
 const limits = { subscriptionsPerConnection: 50, waitingEvents: 100, maxMessageBytes: 64 * 1024 };
@@ -30,9 +30,6 @@ interface ConnectionState {
   token?: string;
   subscriptions: number;
 }
-
-/** How long a check that a subscription may still see its events holds before the next event checks again. */
-const recheckMs = 5000;
 
 /** The records whose job events a caller may subscribe to: a workspace's, or an organization's. */
 export interface LiveChannelRecords {
@@ -58,7 +55,7 @@ function eventsWhere(
   events: JobEvents,
   wanted: (event: JobStatusEvent) => boolean,
   ended: () => void,
-  /** Whether the subscriber may still see them (its token valid, its access kept); false ends the subscription. */
+  /** Whether the subscriber may still see them (its token valid, its access kept), asked before each event; false ends the subscription. */
   allowed: () => Promise<boolean>,
 ): AsyncIterableIterator<JobStatusEvent> {
   const waiting: JobStatusEvent[] = [];
@@ -77,16 +74,12 @@ function eventsWhere(
     wake?.();
     return Promise.resolve({ done: true, value: undefined });
   };
-  let checkedAt = Date.now();
   const iterator: AsyncIterableIterator<JobStatusEvent> = {
     next: async () => {
       while (!done && waiting.length === 0) await new Promise<void>((resolve) => (wake = resolve));
       const value = waiting.shift();
       if (value === undefined) return { done: true, value: undefined };
-      if (Date.now() - checkedAt >= recheckMs) {
-        if (!(await allowed())) return finish();
-        checkedAt = Date.now();
-      }
+      if (!(await allowed())) return finish();
       return { done: false, value };
     },
     return: finish,
@@ -168,7 +161,7 @@ export const subscriptions = fp(
             events,
             (event) => matches(event, id),
             () => (state.subscriptions -= 1),
-            () => stillAllowed(context, resource, id),
+            checkedNowAndThen(() => stillAllowed(context, resource, id)),
           );
         },
         resolve: (event: unknown) => event,

@@ -562,7 +562,7 @@ resource "terraform_data" "slow" {
   });
 
   it('cancels on a second interrupt while it stops, still unlocking', generous, async () => {
-    const workspace = new Workspace('cancelled', { 'main.tf': slowTf('echo waiting-for-$((6 * 7)); sleep 60') });
+    const workspace = new Workspace('cancelled', { 'main.tf': slowTf("echo waiting-for-$((6 * 7)); trap '' INT; sleep 60") });
     await workspace.start();
     try {
       assert.equal((await workspace.run(['init', '-input=false', '-no-color'])).code, 0);
@@ -601,7 +601,7 @@ resource "terraform_data" "slow" {
   depends_on = [terraform_data.first]
 
   provisioner "local-exec" {
-    command = "echo waiting-for-$((6 * 7)); sleep 60"
+    command = "echo waiting-for-$((6 * 7)); trap '' INT; sleep 60"
   }
 }
 `,

@@ -21,6 +21,7 @@ const executorFiles = [
   'prerequisites.ts',
   'stop-reason.ts',
   'run-report.ts',
+  'runner-client.ts',
 ];
 
 /**

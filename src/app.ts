@@ -38,7 +38,10 @@ import { CallerConnections } from './http/caller-connections.js';
 import { rateLimit } from './http/plugins/rate-limit.js';
 import { runOutputRoutes } from './http/routes/run-output-routes.js';
 import { effectiveVariablesField, effectiveVariablesRoute } from './http/routes/effective-variables-route.js';
-import { effectiveVariablesReader, jobLiveness } from './runs/index.js';
+import { agentRunner, buildJobs, effectiveVariablesReader, jobLiveness } from './runs/index.js';
+import { runnerRoutes } from './http/routes/runner-routes.js';
+import { listenerUrl } from './http/listener-url.js';
+import type { AddressInfo } from 'node:net';
 import { refuseNulInUrl } from './http/plugins/url-check.js';
 import { AtomicOperations } from './jsonapi/atomic.js';
 import { routesOf } from './jsonapi/routes.js';
@@ -181,6 +184,12 @@ export function buildApp({ config, store, signingKey, core, log, metrics, servic
     settings: config.state,
     jobRuns: jobLiveness(engine, runRecords),
   });
+  // Agents take jobs here with their own tokens, as the in-process executor does through the port.
+  const jobs = buildJobs(
+    { engine, records: { run: runRecords, state: stateRecords }, config, signer },
+    () => config.state.publicUrl ?? listenerUrl(app.server.address() as AddressInfo, '127.0.0.1'),
+  );
+  void app.register(runnerRoutes, { agents: agentRunner(jobs, engine.work('executor'), runRecords), stateMaxBytes: config.state.maxBytes });
   const version = packageVersion();
   const description = openApiDocument(
     registry,

@@ -88,8 +88,8 @@ describe('the claim and recovery SQL', () => {
       const db = compileOnly(dialect);
       const queries = {
         releaseEndedHolds: releaseEndedHolds(db, runRecords),
-        approvedUnheld: approvedUnheld(db, runRecords),
-        takeablePending: takeablePending(db, runRecords),
+        approvedUnheld: approvedUnheld(db, runRecords, null),
+        takeablePending: takeablePending(db, runRecords, null),
         heldJobs: heldJobs(db),
       };
       const actual = Object.entries(queries)
@@ -116,6 +116,7 @@ for (const kind of storeKinds) {
     let core: Core;
     let session: Session;
     let port: RunnerPort;
+    let jobs: Jobs;
     let organization: string;
     let workspace: string;
     let template: string;
@@ -169,7 +170,7 @@ for (const kind of storeKinds) {
       const cipher = await openSecretCipher(config, store);
       core = buildCore({ config, store, cipher, signingKey: await signingKeyFor(config, { store, cipher }), log: createLogger('silent') });
       session = core.engine.open(serviceCaller, { transport: 'service' });
-      const jobs = new Jobs({
+      jobs = new Jobs({
         work: { executor: core.engine.work('executor'), scheduler: core.engine.work('scheduler') },
         records: runRecords,
         next: nextFireTime,
@@ -265,6 +266,29 @@ for (const kind of storeKinds) {
       assert.equal(await port.jobRunning(second, 'executor-a', {}), false);
       assert.equal(await port.jobEnded(second, 'executor-a', null), true);
       assert.equal((await jobRow(second)).status, 'cancelled');
+    });
+
+    it("gives a job of a workspace routed to an agent pool to that pool's agents alone, through an approval too", async () => {
+      const pool = await create('agent', inOrganization(), { name: 'private', url: 'http://agents.internal' });
+      const elsewhere = await create('agent', inOrganization(), { name: 'elsewhere', url: 'http://other.internal' });
+      const routed = await create(
+        'workspace',
+        inOrganization(),
+        { name: 'routed', source: 'https://git.example.com/acme/private.git', branch: 'main', terraformVersion: '1.11.4' },
+        { agent: pool },
+      );
+      const id = await create('job', inOrganization(), { templateReference: template }, { workspace: routed });
+      assert.equal(await port.claim('service-executor', 60_000), undefined, "the service's executors leave it");
+      assert.equal(await jobs.claimOf(elsewhere, 'other-agent', 60_000), undefined, "another pool's agents leave it");
+      const taken = await jobs.claimOf(pool, 'pool-agent', 60_000);
+      assert.equal(taken?.facts.job, id);
+      assert.equal(await port.jobRunning(id, 'pool-agent', {}), true);
+      assert.equal(await port.jobWaits(id, 'pool-agent', 'ops'), true);
+      await session.update(jobAt(id), () => ({ attributes: { status: 'approved' }, relationships: {} }));
+      assert.equal(await port.claim('service-executor', 60_000), undefined, 'approved, it still goes to its pool alone');
+      assert.equal((await jobs.claimOf(pool, 'pool-agent-2', 60_000))?.facts.job, id);
+      assert.equal(await port.jobRunning(id, 'pool-agent-2', {}), true);
+      assert.equal(await port.jobEnded(id, 'pool-agent-2', { status: 'completed' }), true);
     });
 
     it('fails a job whose executor stopped: its lease ran out, and recovery ends it with the reason', async () => {

@@ -29,6 +29,8 @@ const otherMeanings: Record<string, string[]> = {
   'runs/run-variables.ts': ['workspace', 'collection'],
   'runs/variable-layers.ts': ['collection'],
   'http/routes/effective-variables-route.ts': ['workspace', 'collection'],
+  // The command that runs an agent, as its operator types it.
+  'commands/program.ts': ['agent'],
 };
 
 function sourceFiles(folder: string): string[] {
@@ -163,6 +165,7 @@ describe('structure', () => {
       'runs/run-store.ts': "a run's step logs and saved plans, the Jobs service's own tables",
       'runs/run-overview.ts': 'which executors are alive',
       'runs/schedule-fires.ts': "each schedule's next firing, taken by one process",
+      'runs/agent-tokens.ts': 'agent tokens issued and revoked (recorded as kept rows), and when each was last used',
     };
     const found = sourceFiles(src)
       .map((file) => path.relative(src, file).split(path.sep).join('/'))

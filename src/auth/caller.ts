@@ -15,9 +15,9 @@ export interface Caller {
 /**
  * What kind of credential a caller presented, as the audit trail names it: a team or personal API
  * token, a token this service signed otherwise (the CLI's login, a test's), the OIDC issuer's, a
- * job's state credential, the operator's console, or the service itself.
+ * job's state credential, an agent's token (runner API alone), the operator's console, or the service itself.
  */
-export type TokenKind = 'teamToken' | 'personalToken' | 'signed' | 'oidc' | 'stateCredential' | 'console' | 'service';
+export type TokenKind = 'teamToken' | 'personalToken' | 'signed' | 'oidc' | 'stateCredential' | 'agentToken' | 'console' | 'service';
 
 export interface CallerToken {
   kind: TokenKind;

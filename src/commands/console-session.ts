@@ -26,7 +26,12 @@ export function consoleAdministrator(config: Config): Caller {
  * writes no records and issues no tokens, so it needs neither the encryption key nor the signing key.
  */
 export function consoleSession(config: Config, store: Store): Session {
-  const engine = new Engine({
+  return consoleEngine(config, store).open(consoleAdministrator(config), { transport: 'console' });
+}
+
+/** The console's engine, without keys: for work that seals nothing (agent tokens keep only hashes). */
+export function consoleEngine(config: Config, store: Store): Engine {
+  return new Engine({
     registry,
     recordPolicies,
     tokenPolicies,
@@ -35,5 +40,4 @@ export function consoleSession(config: Config, store: Store): Session {
     cipher: undefined,
     responseMemory: config.responseMemory,
   });
-  return engine.open(consoleAdministrator(config), { transport: 'console' });
 }

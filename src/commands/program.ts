@@ -4,6 +4,7 @@ import { packageVersion } from '../version.js';
 import { exportAudit, listAudit, type AuditFilters } from './audit.js';
 import { backup } from './backup.js';
 import { check } from './check.js';
+import { agent, createAgentToken, listAgentTokens, revokeAgentToken } from './agent.js';
 import { executor } from './executor.js';
 import { ExitCode, CommandFailure } from './exit-codes.js';
 import { migrate } from './migrate.js';
@@ -51,6 +52,35 @@ export async function runCli(argv: readonly string[]): Promise<number> {
     .command('executor')
     .description('run jobs without serving HTTP, beside servers of the same PostgreSQL store (set STRATUM_EXECUTOR=off on them)')
     .action(() => executor());
+
+  program
+    .command('agent')
+    .description(
+      'run jobs for the servers at STRATUM_PUBLIC_URL over HTTP with the agent token in STRATUM_AGENT_TOKEN, holding neither the database nor any key',
+    )
+    .action(() => agent());
+
+  const agentTokens = program
+    .command('agent-token')
+    .description('issue, list and revoke the tokens agents take jobs with, as an administrator at the console');
+  agentTokens
+    .command('create')
+    .description("print a new agent token (the last line): for one agent pool's workspaces, or without --pool for those routed to no pool")
+    .option('--pool <id>', "an agent record's id (an organization's agent pool): the agent takes the jobs of the workspaces routed to it")
+    .option('--description <text>', 'what the token is for')
+    .option('--ttl <duration>', 'lifetime: a number and a unit s, m, h or d, combinable, or never', '365d')
+    .action((options: { pool?: string; description?: string; ttl: string }) => createAgentToken(options));
+  agentTokens
+    .command('list')
+    .description('every live agent token, oldest first')
+    .option('--all', 'revoked and expired tokens too')
+    .option('--json', 'print JSON')
+    .action((options: { all?: boolean; json?: boolean }) => listAgentTokens(options));
+  agentTokens
+    .command('revoke')
+    .description('revoke an agent token: agents holding it are refused from their next call')
+    .argument('<id>', 'the token id, as `stratum agent-token list` shows it')
+    .action((id: string) => revokeAgentToken(id));
 
   program
     .command('migrate')

@@ -82,8 +82,8 @@ export class Engine {
    * stop) as `transport` names it, for the folder that owns that work: reads of every record, and
    * writes through the unit of work.
    */
-  work(transport: 'executor' | 'scheduler' | 'recovery' | 'service'): ServiceWork {
-    return serviceWork(this.serviceScope({ transport }), transport);
+  work(transport: 'executor' | 'scheduler' | 'recovery' | 'service' | 'console', caller: Caller = serviceCaller): ServiceWork {
+    return serviceWork({ ...this.serviceScope({ transport }), caller }, transport);
   }
 
   /** The service itself as the caller: it sees every record. */

@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { ResourceDeclaration, Row, SecretReader, WriteContext } from '../model/index.js';
+import type { KeptTable, ResourceDeclaration, Row, SecretReader, WriteContext } from '../model/index.js';
 import { secretPlace } from '../secrets/cipher.js';
 import type { Database } from '../store/database.js';
+import { recordKeptChange } from './changes.js';
+import { insertKept } from './kept-rows.js';
 import { inTransaction, type Scope } from './scope.js';
 import { openedRecord, openRow } from './seal.js';
 import { jobHolder, releaseLockOf } from './state-lock.js';
@@ -41,6 +43,10 @@ export interface ServiceTransaction {
   records(organizationId: string): WriteContext;
   /** Releases the state lock of a workspace that a job's run holds, if it still holds it. */
   releaseJobLock(place: { organizationId: string; workspaceId: string }, jobId: string): Promise<void>;
+  /** Inserts a row of a kept table, recorded as `action` (in `organizationId`'s trail, or the instance's without one). */
+  keep(kept: KeptTable, row: Row, change: { action: 'create' | 'issue'; organizationId: string | undefined }): Promise<void>;
+  /** Records a change the owner made to a row of a kept table (a token revoked): the row before and after. */
+  recordKept(kept: KeptTable, change: { action: 'update' | 'revoke'; organizationId: string | undefined; before: Row; after: Row }): void;
 }
 
 /** The engine's service work through `scope` (the service as the caller, `transport` as its provenance). */
@@ -72,5 +78,9 @@ function serviceTransaction(tx: Scope): ServiceTransaction {
     db: tx.db,
     records: (organizationId) => writeContext(tx, () => Promise.resolve(organizationId), now),
     releaseJobLock: (place, jobId) => releaseLockOf(tx, place, jobHolder(jobId)),
+    keep: async (kept, row, change) => {
+      await insertKept(tx, kept, row, change);
+    },
+    recordKept: (kept, change) => recordKeptChange(tx, kept, change),
   };
 }

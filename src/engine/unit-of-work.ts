@@ -44,7 +44,7 @@ export interface Change {
  * or the service itself on its own work (the executor, the scheduler, recovery after a restart).
  */
 export type ActorKind =
-  'user' | 'teamToken' | 'personalToken' | 'stateCredential' | 'console' | 'executor' | 'scheduler' | 'recovery' | 'service';
+  'user' | 'teamToken' | 'personalToken' | 'stateCredential' | 'agentToken' | 'console' | 'executor' | 'scheduler' | 'recovery' | 'service';
 
 export function actorKind(caller: Caller, provenance: Provenance): ActorKind {
   switch (caller.token.kind) {

@@ -54,6 +54,7 @@ export const runRecords: RunRecords = {
   schedule,
   vcs,
   ssh,
+  agent,
 };
 
 /** The records whose paths a run's log pages name. */

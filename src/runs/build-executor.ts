@@ -7,7 +7,8 @@ import { Executor, executorAliveMs } from './executor.js';
 import { Jobs } from './jobs.js';
 import { RunOverview, type QueueOverview } from './run-overview.js';
 import type { RunRecords } from './run-records.js';
-import { throughJson } from './runner-port.js';
+import { throughJson, type RunnerPort } from './runner-port.js';
+import { httpRunnerPort } from './runner-client.js';
 import type { RunMetrics } from './run-report.js';
 import { executorPrerequisites, UnfitExecutor, versionPrerequisites, type Prerequisite } from './prerequisites.js';
 import { nextFireTime } from '../quartz/schedule.js';
@@ -53,13 +54,50 @@ export function toolBinaries(config: Config): ToolBinaries {
 }
 
 /**
- * An executor of this process's settings: in the server, or on its own (`stratum executor`). Its
- * prerequisites are checked first: one that fails (a runs folder it cannot write, no `git`) fails
- * the start with the fix; one that only some jobs need is logged as a warning.
+ * An executor of this process's settings: in the server, or on its own (`stratum executor`), with
+ * the store at hand. It speaks to the Jobs service in JSON alone, as an agent on another machine does.
  */
 export function buildExecutor({ engine, records, config, signer, log, apiUrl, metrics }: ExecutorPlace): Executor {
-  const { runs } = config;
   const publicUrl = config.state.publicUrl ?? apiUrl;
+  const jobs = buildJobs({ engine, records, config, signer }, () => publicUrl);
+  // One process of the embedded store: a job held by another executor was this process's before it stopped.
+  return executorOver(throughJson(jobs), { config, log, apiUrl, publicUrl, metrics, alone: config.databaseUrl === undefined });
+}
+
+/**
+ * An agent's executor (`stratum agent`): the runner port over HTTP to the service at `serviceUrl`
+ * with an agent token; no store, no keys. Its runs reach the state backend at the same URL.
+ */
+export function buildAgentExecutor({
+  config,
+  log,
+  serviceUrl,
+  token,
+}: {
+  config: Config;
+  log: Logger;
+  serviceUrl: string;
+  token: string;
+}): Executor {
+  return executorOver(httpRunnerPort(serviceUrl, token), { config, log, apiUrl: serviceUrl, publicUrl: serviceUrl, alone: false });
+}
+
+interface ExecutorSetting {
+  config: Config;
+  log: Logger;
+  apiUrl: string;
+  publicUrl: string;
+  metrics?: RunMetrics | undefined;
+  alone: boolean;
+}
+
+/**
+ * An executor over `port`. Its prerequisites are checked first: one that fails (a runs folder it
+ * cannot write, no `git`) fails the start with the fix; one that only some jobs need is logged as a
+ * warning; so is whether its runs are isolated.
+ */
+function executorOver(port: RunnerPort, { config, log, apiUrl, publicUrl, metrics, alone }: ExecutorSetting): Executor {
+  const { runs } = config;
   const tools = toolBinaries(config);
   const prerequisites = executorPrerequisites({ runsDir: runs.runsDir, toolsDir: runs.toolsDir, create: true });
   const failed = prerequisites.filter((p) => p.status === 'fail');
@@ -84,32 +122,6 @@ export function buildExecutor({ engine, records, config, signer, log, apiUrl, me
     const described = isolation.describe();
     log.info({ isolation: described }, `executor: each step runs in a sandbox: ${described}`);
   }
-  const jobs = new Jobs({
-    work: { executor: engine.work('executor'), scheduler: engine.work('scheduler') },
-    records: records.run,
-    next: nextFireTime,
-    scheduleMinIntervalMs: runs.scheduleMinIntervalMs,
-    // As long as a step may run, its grace periods and a minute more: a credential is not revocable, so no longer.
-    stateCredential: ({ organizationId, workspaceId, jobId }) =>
-      mintStateCredential(
-        signer,
-        { organizationId, workspaceId, jobReference: jobId },
-        Math.ceil((runs.stepTimeoutMs + 2 * runs.graceMs) / 1000) + 60,
-      ),
-    keepState: async ({ organizationId, workspaceId, jobId }, text) => {
-      const { session } = engine.asService();
-      try {
-        const access = { kind: 'credential', organizationId, workspaceId, jobReference: jobId } as const;
-        const state = session.state(records.state, { organizationId, workspaceId }, access);
-        const place = `${publicUrl}/tfstate/v1/organization/${organizationId}/workspace/${workspaceId}`;
-        return await state.keep(text, (historyId) => `${place}/state/${historyId}.json`);
-      } finally {
-        session.close();
-      }
-    },
-  });
-  // The executor speaks to the service in JSON alone, as an executor on another machine would.
-  const port = throughJson(jobs);
   // Release lists may be slow to reach: the start does not wait for them.
   void port
     .versionsInUse()
@@ -130,9 +142,44 @@ export function buildExecutor({ engine, records, config, signer, log, apiUrl, me
         cliConfig: runs.cliConfig,
       },
     },
-    // One process of the embedded store: a job held by another executor was this process's before it stopped.
-    { runs: runs.concurrent, pollMs: 2000, leaseMs: 30_000, alone: config.databaseUrl === undefined },
+    { runs: runs.concurrent, pollMs: 2000, leaseMs: 30_000, alone },
     log,
     metrics,
   );
+}
+
+/** What the Jobs service is made of: the store's work, and who signs a run's state credential. */
+export type JobsPlace = Pick<ExecutorPlace, 'engine' | 'records' | 'config' | 'signer'>;
+
+/**
+ * The Jobs service of this process's settings: behind the in-process executor, and behind the
+ * runner API that agents reach over HTTP. `stateUrl` is where the state versions it keeps are read
+ * (the public URL, else this process's listener).
+ */
+export function buildJobs({ engine, records, config, signer }: JobsPlace, stateUrl: () => string): Jobs {
+  const { runs } = config;
+  return new Jobs({
+    work: { executor: engine.work('executor'), scheduler: engine.work('scheduler') },
+    records: records.run,
+    next: nextFireTime,
+    scheduleMinIntervalMs: runs.scheduleMinIntervalMs,
+    // As long as a step may run, its grace periods and a minute more: a credential is not revocable, so no longer.
+    stateCredential: ({ organizationId, workspaceId, jobId }) =>
+      mintStateCredential(
+        signer,
+        { organizationId, workspaceId, jobReference: jobId },
+        Math.ceil((runs.stepTimeoutMs + 2 * runs.graceMs) / 1000) + 60,
+      ),
+    keepState: async ({ organizationId, workspaceId, jobId }, text) => {
+      const { session } = engine.asService();
+      try {
+        const access = { kind: 'credential', organizationId, workspaceId, jobReference: jobId } as const;
+        const state = session.state(records.state, { organizationId, workspaceId }, access);
+        const place = `${stateUrl()}/tfstate/v1/organization/${organizationId}/workspace/${workspaceId}`;
+        return await state.keep(text, (historyId) => `${place}/state/${historyId}.json`);
+      } finally {
+        session.close();
+      }
+    },
+  });
 }

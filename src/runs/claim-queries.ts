@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../store/database.js';
 import { organizationTurnTable, runTable } from './job-holds.js';
 import { claimable, unfinishedStatuses } from './job-statuses.js';
@@ -25,25 +25,43 @@ export function releaseEndedHolds(db: Kysely<Database>, records: RunRecords) {
     );
 }
 
-/** Approved jobs that hold their workspace and that no executor runs: their run goes on first. */
-export function approvedUnheld(db: Kysely<Database>, records: RunRecords) {
+/**
+ * Whose jobs a claim takes: those of the workspaces routed to one agent pool (an agent record's
+ * id), or, null, those of the workspaces routed to none (the service's own executors, and agents of
+ * no pool). A job never runs where its workspace does not send it.
+ */
+export type Pool = string | null;
+
+/** The job `j` is of a workspace of `pool`: one look-up of its workspace by key. */
+const ofPool = (records: RunRecords, pool: Pool) => (eb: ExpressionBuilder<Database, string>) =>
+  eb.exists(
+    eb
+      .selectFrom(`${records.workspace.table} as p`)
+      .select('p.id')
+      .whereRef('p.id', '=', 'j.workspace_id')
+      .where('p.agent_id', pool === null ? 'is' : '=', pool),
+  );
+
+/** Approved jobs of `pool` that hold their workspace and that no executor runs: their run goes on first. */
+export function approvedUnheld(db: Kysely<Database>, records: RunRecords, pool: Pool) {
   return db
     .selectFrom(runTable)
     .innerJoin(`${records.job.table} as j`, 'j.id', `${runTable}.job_id`)
     .select('j.id')
     .where(`${runTable}.executor`, 'is', null)
     .where('j.status', '=', claimable.approved)
+    .where(ofPool(records, pool))
     .limit(20);
 }
 
 /**
- * Pending jobs an executor may take: of a workspace no job holds, that is not locked, with no
+ * Pending jobs of `pool` an executor may take: of a workspace no job holds, that is not locked, with no
  * unfinished job created before it. Executor slots go round the organizations: those running the
  * fewest jobs (on every executor of the store) first, among them the one whose last job was taken
  * longest ago (never, first), then the oldest job. One organization's long queue holds another's
  * job back by one turn at most, whatever its size.
  */
-export function takeablePending(db: Kysely<Database>, records: RunRecords) {
+export function takeablePending(db: Kysely<Database>, records: RunRecords, pool: Pool) {
   const jobs = records.job.table;
   return (
     db
@@ -60,6 +78,7 @@ export function takeablePending(db: Kysely<Database>, records: RunRecords) {
           .as('organization_runs'),
       )
       .where('j.status', '=', claimable.fresh)
+      .where(ofPool(records, pool))
       .where((eb) =>
         eb.not(eb.exists(eb.selectFrom(runTable).select('job_id').whereRef(`${runTable}.workspace_id`, '=', 'j.workspace_id'))),
       )

@@ -3,7 +3,10 @@
  * running jobs. Behind it the Jobs service owns every job's moves (job-statuses.ts is the one
  * transition table), and the executor side speaks to it only through the runner port.
  */
-export { buildExecutor, queueOverview, toolBinaries, type RunPlaceRecords } from './build-executor.js';
+export { buildAgentExecutor, buildExecutor, buildJobs, queueOverview, toolBinaries, type RunPlaceRecords } from './build-executor.js';
+export { agentRunner, type AgentRunner } from './agent-port.js';
+export { AgentTokens, UnknownPool, type AgentIdentity, type AgentTokenView } from './agent-tokens.js';
+export { runnerCalls, type RunnerPort } from './runner-port.js';
 export type { Executor } from './executor.js';
 export { jobStatusDelivery, localJobEvents, postgresJobEvents, type JobEvents, type JobStatusEvent } from './job-events.js';
 export { moveByClient, newJobStatus, startJob, type JobRecords } from './job-changes.js';

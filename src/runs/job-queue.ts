@@ -2,7 +2,7 @@ import type { ServiceTransaction, ServiceWork } from '../engine/index.js';
 import { ApiError } from '../errors.js';
 import type { AttributeValues, Row, WriteContext } from '../model/index.js';
 import { changeJobStatus } from './job-changes.js';
-import { approvedUnheld, releaseEndedHolds, takeablePending } from './claim-queries.js';
+import { approvedUnheld, releaseEndedHolds, takeablePending, type Pool } from './claim-queries.js';
 import { leaveEndedJob, jobIn, organizationTurnTable, runTable } from './job-holds.js';
 import { claimable, status, stepMayMove, transitionOf, type RunStatus } from './job-statuses.js';
 import type { RunRecords } from './run-records.js';
@@ -37,17 +37,17 @@ export class JobQueue {
   }
 
   /**
-   * Takes the next job for `executor`: an approved one nobody runs (its run goes on), or the oldest
+   * Takes the next job of `pool` for `executor`: an approved one nobody runs (its run goes on), or the oldest
    * pending one of a free workspace with no unfinished job before it. Undefined when none waits.
    */
-  async claim(executor: string, leaseMs: number): Promise<Row | undefined> {
+  async claim(executor: string, leaseMs: number, pool: Pool): Promise<Row | undefined> {
     // A job a client ended while nobody ran it (rejected, cancelled while waiting) frees its workspace.
     await releaseEndedHolds(this.work.db, this.records).execute();
-    for (const { id } of await approvedUnheld(this.work.db, this.records).execute()) {
+    for (const { id } of await approvedUnheld(this.work.db, this.records, pool).execute()) {
       const claimed = await this.resume(String(id), executor, leaseMs);
       if (claimed !== undefined) return claimed;
     }
-    const pending = await takeablePending(this.work.db, this.records).execute();
+    const pending = await takeablePending(this.work.db, this.records, pool).execute();
     for (const candidate of pending) {
       try {
         const claimed = await this.take(candidate, executor, leaseMs);

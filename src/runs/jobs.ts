@@ -1,4 +1,5 @@
 import type { ServiceWork } from '../engine/index.js';
+import type { Pool } from './claim-queries.js';
 import { JobQueue } from './job-queue.js';
 import { recoverJobs } from './job-recovery.js';
 import { resolveJobSpec, RunProblem } from './job-spec.js';
@@ -47,9 +48,15 @@ export class Jobs implements RunnerPort {
     this.executors = new RunOverview(work.executor, records);
   }
 
-  async claim(executor: string, leaseMs: number): Promise<ClaimedJob | undefined> {
+  /** The service's own executors take the jobs of the workspaces routed to no agent pool. */
+  claim(executor: string, leaseMs: number): Promise<ClaimedJob | undefined> {
+    return this.claimOf(null, executor, leaseMs);
+  }
+
+  /** The next job of `pool` (an agent pool's id; null: of no pool) for `executor`, with its spec resolved. */
+  async claimOf(pool: Pool, executor: string, leaseMs: number): Promise<ClaimedJob | undefined> {
     for (;;) {
-      const job = await this.queue.claim(executor, leaseMs);
+      const job = await this.queue.claim(executor, leaseMs, pool);
       if (job === undefined) return undefined;
       const id = String(job.id);
       const taken = { facts: jobFacts(job), status: job.status === status.approved ? status.approved : status.queue };

@@ -112,3 +112,6 @@ const portCalls: Record<keyof RunnerPort, true> = {
   fireSchedules: true,
   versionsInUse: true,
 };
+
+/** The port's calls by name: what the runner API serves and its HTTP client sends. */
+export const runnerCalls = Object.keys(portCalls) as (keyof RunnerPort)[];

@@ -23,6 +23,7 @@ import { executors } from './migrations/0019-executors.js';
 import { auditTrail } from './migrations/0020-audit-trail.js';
 import { jobFlows } from './migrations/0021-job-flows.js';
 import { organizationTurns } from './migrations/0022-organization-turns.js';
+import { agentTokens } from './migrations/0023-agent-tokens.js';
 
 /** The one migration history of both stores, in order; a migration, once released, never changes. */
 const history: readonly (readonly [name: string, build: (dialect: Dialect) => Migration])[] = [
@@ -48,6 +49,7 @@ const history: readonly (readonly [name: string, build: (dialect: Dialect) => Mi
   ['0020-audit-trail', auditTrail],
   ['0021-job-flows', jobFlows],
   ['0022-organization-turns', organizationTurns],
+  ['0023-agent-tokens', agentTokens],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

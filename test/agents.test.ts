@@ -222,3 +222,38 @@ for (const kind of storeKinds) {
     });
   });
 }
+
+if (storeKinds.includes('sqlite'))
+  describe(`an agent beside the embedded store's own executor (${binaryName})`, () => {
+    let bench: RunBench;
+    let agent: AgentProcess | undefined;
+    before(async () => {
+      bench = await RunBench.start('sqlite');
+    });
+    after(async () => {
+      await agent?.stop();
+      await (bench as RunBench | undefined)?.stop();
+    });
+
+    it("runs its pool's job to the end while the server's executor, alone on its store, runs the others", async () => {
+      const pool = await createRecord(bench.server, bench.org('/agent'), 'agent', { name: 'remote', url: 'http://agents.internal' });
+      const issued = await stratumAsync(['agent-token', 'create', '--pool', pool], bench.server.env);
+      assert.equal(issued.status, 0, issued.stderr);
+      // Longer than the server's executor's polls: alone on its store, it once took every job another executor held for its own stopped one's.
+      const routed = await bench.workspaceRunning('slow', 'sleep 5; echo from-the-remote-agent');
+      const patched = await bench.server.request('PATCH', bench.org(`/workspace/${routed}`), {
+        body: { data: { type: 'workspace', id: routed, relationships: { agent: { data: { type: 'agent', id: pool } } } } },
+      });
+      assert.equal(patched.status, 204, patched.text);
+      const local = await bench.workspaceRunning('local', 'echo from-the-server');
+      const template = await bench.templateNamed('Plan and apply');
+      const remoteJob = await bench.startJob(routed, template);
+      const localJob = await bench.startJob(local, template);
+      agent = new AgentProcess(bench, issued.stdout.trim());
+      const remote = await bench.statusOf(remoteJob, 'completed');
+      assert.match(await bench.logOf(remote.steps[1]?.attributes.output), /from-the-remote-agent/);
+      const here = await bench.statusOf(localJob, 'completed');
+      assert.match(await bench.logOf(here.steps[1]?.attributes.output), /from-the-server/);
+      assert.equal(await agent.stop(), 0, agent.output.join(''));
+    });
+  });

@@ -1,6 +1,6 @@
 import type { ServiceWork } from '../engine/index.js';
 import { forbidden } from '../errors.js';
-import { AgentTokens, type AgentIdentity } from './agent-tokens.js';
+import { agentExecutor, AgentTokens, type AgentIdentity } from './agent-tokens.js';
 import { runTable } from './job-holds.js';
 import type { Jobs } from './jobs.js';
 import type { RunRecords } from './run-records.js';
@@ -23,14 +23,14 @@ const executorName = /^[\w.:@-]{1,128}$/;
 export function agentPort(jobs: Jobs, work: ServiceWork, records: RunRecords, agent: AgentIdentity): RunnerPort {
   const named = (executor: string) => {
     if (!executorName.test(executor)) throw forbidden('An executor is named by letters, digits and . : @ _ - (at most 128).');
-    return `agent:${agent.tokenId}:${executor}`;
+    return agentExecutor(agent.tokenId, executor);
   };
   const lease = (ms: number) => Math.min(leaseBounds.max, Math.max(leaseBounds.min, ms));
   const holder = async (jobId: string) =>
     (await work.db.selectFrom(runTable).select('executor').where('job_id', '=', jobId).executeTakeFirst())?.executor;
   const held = async (jobId: string) => {
     const executor = await holder(jobId);
-    if (typeof executor !== 'string' || !executor.startsWith(`agent:${agent.tokenId}:`))
+    if (typeof executor !== 'string' || !executor.startsWith(agentExecutor(agent.tokenId, '')))
       throw forbidden(`Job ${jobId} is not one this agent holds.`);
   };
   const stepHeld = async (stepId: string) => {

@@ -40,6 +40,11 @@ const useRecordIntervalMs = 60_000;
 
 export class UnknownPool extends Error {}
 
+/** An agent's executor as the service knows it: inside its token's name, so that it holds only what it took. */
+export const agentExecutor = (tokenId: string, name: string) => `agent:${tokenId}:${name}`;
+/** Whether a holder of a job is an agent's executor: another process, whose jobs end only when their lease does. */
+export const isAgentExecutor = (executor: string) => executor.startsWith('agent:');
+
 /**
  * The credentials of agents, which take jobs over HTTP (`stratum agent`) holding neither the
  * database nor the keys: an opaque token `stratum-agent.<id>.<secret>` of which only the secret's

@@ -1,4 +1,5 @@
 import type { ServiceWork } from '../engine/index.js';
+import { isAgentExecutor } from './agent-tokens.js';
 import type { Pool } from './claim-queries.js';
 import { JobQueue } from './job-queue.js';
 import { recoverJobs } from './job-recovery.js';
@@ -141,7 +142,8 @@ export class Jobs implements RunnerPort {
   }
 
   recover(executor: string, alone: boolean): Promise<{ jobId: string; executor: string }[]> {
-    return recoverJobs(this.parts.work.executor, this.parts.records, (other) => alone && other !== executor);
+    // Alone, the embedded store's one process knows every other executor of its own is gone; an agent is not one of them.
+    return recoverJobs(this.parts.work.executor, this.parts.records, (other) => alone && other !== executor && !isAgentExecutor(other));
   }
 
   fireSchedules(now: string): Promise<{ scheduleId: string; jobId: string }[]> {

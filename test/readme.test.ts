@@ -190,11 +190,11 @@ describeEachStore("the README's walk-throughs", { env: { STRATUM_EXECUTOR: 'on',
   });
 
   it(
-    'so do the walk-throughs that run Terraform: a workspace run from start to end, a module used from the registry',
+    'so do the walk-throughs that run Terraform: a workspace run from start to end, a run on an agent, a module used from the registry',
     { skip: terraform === undefined ? 'terraform is not on PATH' : false },
     async () => {
       const terraformBlocks = rest.filter((block) => block.terraform);
-      assert.equal(terraformBlocks.length, 2, 'the run and the registry walk-throughs');
+      assert.equal(terraformBlocks.length, 3, 'the run, agent and registry walk-throughs');
       assert.ok(terraformVersion !== undefined, 'the run walk-through names its Terraform version');
       await runBlocks(context, prelude?.text ?? '', terraformBlocks);
     },

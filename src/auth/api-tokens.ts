@@ -78,7 +78,7 @@ export class ApiTokens {
 
   /**
    * Signs the token a request asks for, with `id` (its record's) as its `jti`, and says when it
-   * expires. A personal token's lifetime is bounded by STRATUM_PERSONAL_TOKEN_MAX_DAYS (400), and a
+   * expires. A personal token's lifetime is bounded by STRATUM_PERSONAL_TOKEN_MAX_DAYS when it is set, and a
    * token created with an API token never outlives that token.
    */
   async mint(

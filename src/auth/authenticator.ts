@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import type { ApiTokens } from './api-tokens.js';
-import type { Caller } from './caller.js';
+import { credentialCaller, type Caller } from './caller.js';
 import type { OidcVerifier } from './oidc.js';
 import { InvalidTokenError, isStateCredential, tokenIssuer, type StateScope, type TokenSigner, type VerifiedToken } from './tokens.js';
 import { VerifiedTokens } from './verified-tokens.js';
@@ -83,13 +83,4 @@ function describeIssuer(issuer: unknown): string {
 }
 
 /** The caller a job's state credential stands for: the job itself, with no groups and no other reach. */
-function stateCredentialCaller(scope: StateScope): Caller {
-  return {
-    subject: `job:${scope.jobReference}`,
-    email: undefined,
-    name: undefined,
-    groups: [],
-    isAdministrator: false,
-    token: { kind: 'stateCredential', trackedId: undefined, expiresAt: undefined },
-  };
-}
+const stateCredentialCaller = (scope: StateScope): Caller => credentialCaller(`job:${scope.jobReference}`, 'stateCredential');

@@ -40,6 +40,21 @@ export function callerIdentity(caller: Caller): string {
   return `${caller.token.kind} ${caller.subject}`;
 }
 
+/**
+ * A caller that is a credential rather than a person (a job's state credential, an agent's token):
+ * in no group and no administrator, so it reaches nothing but the one door that takes it.
+ */
+export function credentialCaller(subject: string, kind: 'stateCredential' | 'agentToken'): Caller {
+  return {
+    subject,
+    email: undefined,
+    name: undefined,
+    groups: [],
+    isAdministrator: false,
+    token: { kind, trackedId: undefined, expiresAt: undefined },
+  };
+}
+
 /** The service itself as the caller, for work no token asked for (the executor, deliveries, recovery). */
 export const serviceCaller: Caller = {
   subject: 'stratum',

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Caller } from '../../auth/caller.js';
+import { credentialCaller } from '../../auth/caller.js';
 import { presentedToken } from '../../auth/credentials.js';
 import { unauthorized } from '../../errors.js';
 import { runnerCalls, runStatuses, type AgentIdentity, type AgentRunner, type RunnerPort } from '../../runs/index.js';
@@ -53,16 +53,6 @@ const argumentsOf: Record<keyof RunnerPort, JsonSchema[]> = {
   versionsInUse: [],
 };
 
-/** The caller an agent token stands for: in no group, so it reaches nothing of the API; rate limits leave it be (its slots bound it). */
-const agentCaller = (agent: AgentIdentity): Caller => ({
-  subject: `agent:${agent.tokenId}`,
-  email: undefined,
-  name: undefined,
-  groups: [],
-  isAdministrator: false,
-  token: { kind: 'agentToken', trackedId: undefined, expiresAt: undefined },
-});
-
 /**
  * The runner API: the runner port (runs/runner-port.ts) over HTTP for `stratum agent`, which holds
  * neither the database nor the keys. Only an agent token opens it; every call is scoped to what is
@@ -77,7 +67,8 @@ export function runnerRoutes(
     if (typeof token !== 'string') throw unauthorized(token.detail, !token.missing);
     const agent = await agents.verify(token);
     if (agent === undefined) throw unauthorized('The token is not a live agent token (`stratum agent-token create` issues one).', true);
-    request.caller = agentCaller(agent);
+    // In no group, it reaches nothing of the API; rate limits leave it be (the jobs it runs at once bound it).
+    request.caller = credentialCaller(`agent:${agent.tokenId}`, 'agentToken');
     return agent;
   };
   const agentOf = new WeakMap<FastifyRequest, AgentIdentity>();

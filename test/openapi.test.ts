@@ -116,6 +116,25 @@ describeEachStore('API description', (context) => {
     assert.deepEqual(related.schema.properties.data.oneOf[1], { type: 'null' });
   });
 
+  it('lists 406 and 415 for every JSON:API operation, reads too, as each answers them', async () => {
+    const { paths } = (await context.server.get('/api/openapi.json', { token: null })).body as {
+      paths: Record<string, Record<string, { responses?: Record<string, unknown> }>>;
+    };
+    const missing: string[] = [];
+    for (const [route, operations] of Object.entries(paths)) {
+      if (!route.startsWith('/api/v1/') || route === '/api/v1/operations') continue;
+      for (const [method, operation] of Object.entries(operations)) {
+        if (operation.responses === undefined) continue;
+        for (const status of ['406', '415']) if (!(status in operation.responses)) missing.push(`${method} ${route} ${status}`);
+      }
+    }
+    assert.deepEqual(missing, []);
+    // What the document says, the server does on a read.
+    const organizations = '/api/v1/organization';
+    assertError(await context.server.get(organizations, { headers: { accept: 'application/vnd.api+json; foo=bar' } }), 406);
+    assertError(await context.server.get(organizations, { headers: { 'content-type': 'application/vnd.api+json; foo=bar' } }), 415);
+  });
+
   it('gives the token endpoints examples that succeed as they stand', async () => {
     const { paths } = (await context.server.get('/api/openapi.json', { token: null })).body;
     for (const path of ['/access-token/v1/teams', '/pat/v1']) {

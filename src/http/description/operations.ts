@@ -38,7 +38,8 @@ const errorStatuses: Record<number, { description: string; code: string; title: 
     detail: 'Unknown identifier 0192f3a0-8c4e-7d10-9a6b-0000000000ff for <type>',
   },
   406: {
-    description: 'The Accept header allows no answer this endpoint gives.',
+    description:
+      'The Accept header allows no answer this endpoint gives (every JSON:API media type it lists has a parameter other than ext and profile, or an extension other than atomic).',
     code: 'not_acceptable',
     title: 'Not Acceptable',
     detail: 'The Accept header allows no answer with the atomic extension.',
@@ -58,7 +59,8 @@ const errorStatuses: Record<number, { description: string; code: string; title: 
   },
   413: { description: 'Body over 1 MiB.', code: 'payload_too_large', title: 'Payload Too Large', detail: 'The body is over 1 MiB.' },
   415: {
-    description: 'Body neither application/vnd.api+json nor application/json.',
+    description:
+      'Body neither application/vnd.api+json nor application/json, or the JSON:API media type with a parameter other than ext and profile or an extension Stratum does not have (on any method, reads too).',
     code: 'unsupported_media_type',
     title: 'Unsupported Media Type',
     detail: 'The body must be application/vnd.api+json or application/json.',
@@ -132,7 +134,10 @@ export function describeRoute(route: Route): { operationId: string } & Record<st
         operationId: `list_${type}`,
         summary: `List ${type} records`,
         parameters: [...listParameters, typed],
-        responses: { '200': answer('A page of records.', schemaRef(`${type}ListDocument`)), ...errorResponses([400, 401, 404, 503]) },
+        responses: {
+          '200': answer('A page of records.', schemaRef(`${type}ListDocument`)),
+          ...errorResponses([400, 401, 404, 406, 415, 503]),
+        },
       };
     case 'create':
       return {
@@ -142,7 +147,7 @@ export function describeRoute(route: Route): { operationId: string } & Record<st
         requestBody: { required: true, content: jsonApi(schemaRef(`${type}CreateInput`)) },
         responses: {
           '201': answer('The created record.', schemaRef(`${type}Document`)),
-          ...errorResponses([400, 401, 403, 404, 409, 413, 415, 422, 503]),
+          ...errorResponses([400, 401, 403, 404, 406, 409, 413, 415, 422, 503]),
         },
       };
     case 'read':
@@ -153,7 +158,7 @@ export function describeRoute(route: Route): { operationId: string } & Record<st
         responses: {
           '200': answer('The record.', schemaRef(`${type}Document`)),
           '304': noContent('Not modified: If-None-Match names this version.'),
-          ...errorResponses([400, 401, 404, 503]),
+          ...errorResponses([400, 401, 404, 406, 415, 503]),
         },
       };
     case 'update':
@@ -161,13 +166,13 @@ export function describeRoute(route: Route): { operationId: string } & Record<st
         operationId: `update_${type}`,
         summary: `Update ${a(type)}: only the attributes sent change`,
         requestBody: { required: true, content: jsonApi(schemaRef(`${type}Input`)) },
-        responses: { '204': noContent('Updated.'), ...errorResponses([400, 401, 403, 404, 409, 412, 413, 415, 422, 503]) },
+        responses: { '204': noContent('Updated.'), ...errorResponses([400, 401, 403, 404, 406, 409, 412, 413, 415, 422, 503]) },
       };
     case 'delete':
       return {
         operationId: `delete_${type}`,
         summary: `Delete ${a(type)} and everything under it`,
-        responses: { '204': noContent('Deleted.'), ...errorResponses([400, 401, 403, 404, 412, 503]) },
+        responses: { '204': noContent('Deleted.'), ...errorResponses([400, 401, 403, 404, 406, 412, 415, 503]) },
       };
     case 'readRelated': {
       const { name, link } = route.relationship;
@@ -183,7 +188,7 @@ export function describeRoute(route: Route): { operationId: string } & Record<st
             required: ['data'],
             properties: { data: optional ? { oneOf: [data, { type: 'null' }] } : data, included: schemaRef('Included') },
           }),
-          ...errorResponses([400, 401, 404, 503]),
+          ...errorResponses([400, 401, 404, 406, 415, 503]),
         },
       };
     }
@@ -197,7 +202,7 @@ export function describeRoute(route: Route): { operationId: string } & Record<st
             'Linkage: {type, id} or null for a to-one relationship, a page of them for a to-many one.',
             schemaRef('RelationshipDocument'),
           ),
-          ...errorResponses([400, 401, 404, 503]),
+          ...errorResponses([400, 401, 404, 406, 415, 503]),
         },
       };
     case 'updateRelationship':
@@ -205,13 +210,13 @@ export function describeRoute(route: Route): { operationId: string } & Record<st
         operationId: `update_${type}_relationship`,
         summary: `Link a to-one relationship of ${a(type)} to another record, or unlink it with {"data": null}`,
         requestBody: { required: true, content: jsonApi(schemaRef('LinkageDocument')) },
-        responses: { '204': noContent('Linked.'), ...errorResponses([400, 401, 403, 404, 409, 412, 413, 415, 422, 503]) },
+        responses: { '204': noContent('Linked.'), ...errorResponses([400, 401, 403, 404, 406, 409, 412, 413, 415, 422, 503]) },
       };
     case 'changeRelationshipMembers':
       return {
         operationId: `${route.method.toLowerCase()}_${type}_members`,
         summary: `Refused: a relationship of ${a(type)} changes through its PATCH (to-one) or through the records it lists (to-many)`,
-        responses: errorResponses([400, 401, 403, 404, 412, 415, 503]),
+        responses: errorResponses([400, 401, 403, 404, 406, 412, 415, 503]),
       };
   }
 }

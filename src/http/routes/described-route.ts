@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -34,6 +34,8 @@ export interface DescribedRoute {
   tag?: string;
   /** Served without a token (described with no security requirement). */
   public?: true;
+  /** A check before the body is read: a JSON:API document's media types (routes/media-types.ts). */
+  preParsing?: preParsingHookHandler;
   handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 }
 
@@ -48,6 +50,7 @@ export function registerDescribedRoutes(api: FastifyInstance, routes: readonly D
       method: route.method,
       url: route.url,
       ...(route.head === false ? { exposeHeadRoute: false } : {}),
+      ...(route.preParsing === undefined ? {} : { preParsing: route.preParsing }),
       schema: {
         ...(route.body === undefined ? {} : { body: route.body }),
         ...(params === undefined ? {} : { params }),

@@ -5,6 +5,7 @@ import { idParameter } from '../../jsonapi/routes.js';
 import type { ResourceDeclaration } from '../../model/index.js';
 import type { EffectiveVariablesReader } from '../../runs/index.js';
 import { exampleIds } from '../description/examples.js';
+import { jsonApiMediaTypes } from './media-types.js';
 import type { DescribedRoute, JsonSchema } from './described-route.js';
 import { sessionOf } from './request-session.js';
 
@@ -82,7 +83,9 @@ export function effectiveVariablesRoute(
     params: { [tenantParameter]: idSchema, [workspaceParameter]: idSchema },
     examples: { params: { [tenantParameter]: ids.get(tenant.type) ?? '', [workspaceParameter]: ids.get(workspace.type) ?? '' } },
     success: { status: 200, description: 'The variables, by category then key.', schema: documentSchema, mediaType },
-    errors: [401, 404],
+    errors: [401, 404, 406, 415],
+    // A JSON:API document, so its media types are checked as every JSON:API route's are.
+    preParsing: jsonApiMediaTypes('resource'),
     handler: async (request, reply) => {
       const params = request.params as Record<string, string>;
       const organizationId = params[tenantParameter] ?? '';

@@ -189,7 +189,11 @@ export function buildApp({ config, store, signingKey, core, log, metrics, servic
     { engine, records: { run: runRecords, state: stateRecords }, config, signer },
     () => config.state.publicUrl ?? listenerUrl(app.server.address() as AddressInfo, '127.0.0.1'),
   );
-  void app.register(runnerRoutes, { agents: agentRunner(jobs, engine.work('executor'), runRecords), stateMaxBytes: config.state.maxBytes });
+  void app.register(runnerRoutes, {
+    agents: agentRunner(jobs, engine.work('executor'), runRecords),
+    stateMaxBytes: config.state.maxBytes,
+    logCharacters: config.runs.logCharacters,
+  });
   const version = packageVersion();
   const description = openApiDocument(
     registry,

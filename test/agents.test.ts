@@ -101,6 +101,9 @@ for (const kind of storeKinds) {
       assertError(await call(poolToken, 'claim', ['x', '1000']), 400);
       assertError(await call(poolToken, 'claim', { args: ['x', 1000], extra: true } as unknown as string), 400);
       assertError(await call(poolToken, 'claim', ['bad name/../', 1000]), 403);
+      // A log longer than an executor keeps (STRATUM_STEP_LOG_KIB, 1024 by default) is refused before anything is read.
+      const longLog = { text: 'x'.repeat(1024 * 1024 + 64 * 1024 + 1), trimmed: 0, finished: false };
+      assertError(await call(poolToken, 'writeLog', ['any-step', longLog]), 400);
       assertError(await call(poolToken, 'nothing', []), 404);
       const wrongType = await bench.server.request('POST', '/runner/v1/claim', {
         token: poolToken,

@@ -23,8 +23,11 @@ const object = (properties: Record<string, JsonSchema>, required: string[] = [])
   additionalProperties: false,
 });
 
-/** Each call's arguments, in the port's order: what an agent may send, checked before anything is read. */
-const argumentsOf: Record<keyof RunnerPort, JsonSchema[]> = {
+/**
+ * Each call's arguments, in the port's order: what an agent may send, checked before anything is
+ * read. A step's log is bounded as the executor keeps it (STRATUM_STEP_LOG_KIB), with room for a line's overrun.
+ */
+const argumentsOf = (logCharacters: number): Record<keyof RunnerPort, JsonSchema[]> => ({
   claim: [executor, count],
   renew: [id, executor, count],
   jobRunning: [id, executor, object({ commitId: { type: 'string', maxLength: 256 }, planChanges: { type: 'boolean' } })],
@@ -33,7 +36,14 @@ const argumentsOf: Record<keyof RunnerPort, JsonSchema[]> = {
   stepMoved: [id, id, object({ to: status, output: { type: 'string', maxLength: 2048 } }, ['to'])],
   lockWorkspace: [id],
   stateCredential: [id],
-  writeLog: [id, object({ text, trimmed: count, finished: { type: 'boolean' } }, ['text', 'trimmed', 'finished'])],
+  writeLog: [
+    id,
+    object({ text: { type: 'string', maxLength: logCharacters + 64 * 1024 }, trimmed: count, finished: { type: 'boolean' } }, [
+      'text',
+      'trimmed',
+      'finished',
+    ]),
+  ],
   savePlanView: [id, {}],
   savePlan: [id, text],
   readPlan: [id],
@@ -51,7 +61,7 @@ const argumentsOf: Record<keyof RunnerPort, JsonSchema[]> = {
   recover: [executor, { type: 'boolean' }],
   fireSchedules: [{ type: 'string', maxLength: 64 }],
   versionsInUse: [],
-};
+});
 
 /**
  * The runner API: the runner port (runs/runner-port.ts) over HTTP for `stratum agent`, which holds
@@ -60,8 +70,9 @@ const argumentsOf: Record<keyof RunnerPort, JsonSchema[]> = {
  */
 export function runnerRoutes(
   api: FastifyInstance,
-  { agents, stateMaxBytes }: { agents: AgentRunner; stateMaxBytes: number },
+  { agents, stateMaxBytes, logCharacters }: { agents: AgentRunner; stateMaxBytes: number; logCharacters: number },
 ): Promise<void> {
+  const schemas = argumentsOf(logCharacters);
   const identify = async (request: FastifyRequest): Promise<AgentIdentity> => {
     const token = presentedToken(request.headers.authorization, { basic: false });
     if (typeof token !== 'string') throw unauthorized(token.detail, !token.missing);
@@ -76,7 +87,7 @@ export function runnerRoutes(
     agentOf.set(request, await identify(request));
   });
   for (const call of runnerCalls) {
-    const items = argumentsOf[call];
+    const items = schemas[call];
     api.post(
       `${runnerPrefix}/${call}`,
       {

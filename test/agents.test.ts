@@ -51,6 +51,14 @@ class AgentProcess {
   }
 }
 
+/** Routes a workspace's jobs to an agent pool, as the web UI's workspace settings do. */
+async function routeTo(bench: RunBench, workspace: string, pool: string): Promise<void> {
+  const patched = await bench.server.request('PATCH', bench.org(`/workspace/${workspace}`), {
+    body: { data: { type: 'workspace', id: workspace, relationships: { agent: { data: { type: 'agent', id: pool } } } } },
+  });
+  assert.equal(patched.status, 204, patched.text);
+}
+
 for (const kind of storeKinds) {
   describe(`agents (${kind}, ${binaryName})`, () => {
     let bench: RunBench;
@@ -121,10 +129,7 @@ for (const kind of storeKinds) {
         'routed',
         'echo from-the-agent; echo token-in-env=$(env | grep -c STRATUM_AGENT_TOKEN); echo token-in-proc=$(cat /proc/[0-9]*/environ 2>/dev/null | grep -a -c STRATUM_AGENT_TOKEN)',
       );
-      const patched = await bench.server.request('PATCH', bench.org(`/workspace/${routed}`), {
-        body: { data: { type: 'workspace', id: routed, relationships: { agent: { data: { type: 'agent', id: pool } } } } },
-      });
-      assert.equal(patched.status, 204, patched.text);
+      await routeTo(bench, routed, pool);
       const unrouted = await bench.workspaceRunning('unrouted', 'echo from-the-open-agent');
       const template = await bench.templateNamed('Plan and apply');
       const other = await bench.startJob(unrouted, template);
@@ -244,10 +249,7 @@ if (storeKinds.includes('sqlite'))
       assert.equal(issued.status, 0, issued.stderr);
       // Longer than the server's executor's polls: alone on its store, it once took every job another executor held for its own stopped one's.
       const routed = await bench.workspaceRunning('slow', 'sleep 5; echo from-the-remote-agent');
-      const patched = await bench.server.request('PATCH', bench.org(`/workspace/${routed}`), {
-        body: { data: { type: 'workspace', id: routed, relationships: { agent: { data: { type: 'agent', id: pool } } } } },
-      });
-      assert.equal(patched.status, 204, patched.text);
+      await routeTo(bench, routed, pool);
       const local = await bench.workspaceRunning('local', 'echo from-the-server');
       const template = await bench.templateNamed('Plan and apply');
       const remoteJob = await bench.startJob(routed, template);

@@ -3,11 +3,12 @@ import { allowGitDestinations } from '../git/index.js';
 import { Destinations } from '../outbound/destinations.js';
 import { createLogger } from '../log.js';
 import { runRecords } from '../resources/index.js';
-import { AgentTokens, buildAgentExecutor, UnknownPool, type AgentTokenView } from '../runs/index.js';
+import { AgentTokens, buildAgentExecutor, localJobEvents, UnknownPool, type AgentTokenView } from '../runs/index.js';
 import { unknownSettings } from '../setting-names.js';
 import { consoleAdministrator, consoleEngine } from './console-session.js';
 import { openConsoleStore, requireMigrated } from './console-store.js';
 import { CommandFailure } from './exit-codes.js';
+import { stopSignal } from './shutdown.js';
 import { columns, jsonForTerminal } from './terminal-text.js';
 import { parseDuration } from './token.js';
 
@@ -32,7 +33,8 @@ export async function agent(): Promise<void> {
   allowGitDestinations(new Destinations(config.outbound.allow));
   const runner = buildAgentExecutor({ config, log, serviceUrl, token });
   try {
-    await runner.start({ publish: () => Promise.resolve(), listen: () => () => undefined, close: () => Promise.resolve() });
+    // No event reaches an agent: it looks for jobs every few seconds, and hears a cancel as it renews a lease.
+    await runner.start(localJobEvents());
   } catch (error) {
     throw new CommandFailure(
       `the agent could not start with the service at ${serviceUrl}: ${error instanceof Error ? error.message : String(error)}`,
@@ -42,10 +44,7 @@ export async function agent(): Promise<void> {
     { executor: runner.id, runs: config.runs.concurrent, service: serviceUrl },
     `agent running up to ${config.runs.concurrent} job(s) at once for ${serviceUrl}`,
   );
-  await new Promise<void>((resolve) => {
-    process.once('SIGTERM', resolve);
-    process.once('SIGINT', resolve);
-  });
+  await stopSignal();
   log.info({ executor: runner.id }, 'agent stopping: interrupting the runs in progress');
   await runner.stop();
   log.info({ executor: runner.id }, 'agent stopped');

@@ -8,6 +8,7 @@ import { openSecretCipher } from '../secrets/encryption-key.js';
 import { openStore } from '../store/database.js';
 import { unknownSettings } from '../setting-names.js';
 import { CommandFailure } from './exit-codes.js';
+import { stopSignal } from './shutdown.js';
 
 /**
  * `stratum executor`: runs jobs without serving HTTP, beside servers of the same PostgreSQL store
@@ -54,10 +55,7 @@ export async function executor(): Promise<void> {
       { executor: runner.id, runs: config.runs.concurrent, api: config.state.publicUrl, metrics: listener && `${listener.url}/metrics` },
       `executor running up to ${config.runs.concurrent} job(s) at once; runs reach the API at ${config.state.publicUrl}`,
     );
-    await new Promise<void>((resolve) => {
-      process.once('SIGTERM', resolve);
-      process.once('SIGINT', resolve);
-    });
+    await stopSignal();
     log.info({ executor: runner.id }, 'executor stopping: interrupting the runs in progress');
     await runner.stop();
     await core.relay.stop();

@@ -115,3 +115,11 @@ function exitAfterFlush(log: Logger, code: number): void {
   setTimeout(exit, 1000).unref();
   log.flush(exit);
 }
+
+/** Resolves at the first SIGTERM or SIGINT: when a process that serves no HTTP (an executor, an agent) is asked to stop. */
+export function stopSignal(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+}

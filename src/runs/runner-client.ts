@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { runnerCalls, type RunnerPort } from './runner-port.js';
+import { portOf, type RunnerPort } from './runner-port.js';
 
 /** A call of the runner API the service refused or could not answer: its status and the service's own words. */
 export class RunnerCallFailed extends Error {
@@ -38,9 +38,7 @@ export function httpRunnerPort(baseUrl: string, token: string): RunnerPort {
       await sleep(retryWaitsMs[attempt]);
     }
   };
-  const port: Partial<Record<keyof RunnerPort, unknown>> = {};
-  for (const name of runnerCalls) port[name] = (...args: unknown[]) => call(name, args);
-  return port as RunnerPort;
+  return portOf(call);
 }
 
 /** Whether a request failed before the service took it: nothing listened at its address. */

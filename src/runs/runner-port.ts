@@ -83,12 +83,14 @@ export interface RunnerPort {
  */
 export function throughJson(port: RunnerPort): RunnerPort {
   const copy = <T>(value: T): T => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T));
-  const wrapped: Partial<Record<keyof RunnerPort, unknown>> = {};
-  for (const name of Object.keys(portCalls) as (keyof RunnerPort)[]) {
-    const call = port[name].bind(port) as (...args: unknown[]) => Promise<unknown>;
-    wrapped[name] = async (...args: unknown[]) => copy(await call(...copy(args)));
-  }
-  return wrapped as RunnerPort;
+  return portOf(async (name, args) => copy(await (port[name] as (...values: unknown[]) => Promise<unknown>).apply(port, copy(args))));
+}
+
+/** A port whose every call goes through `call` with its name and arguments: a wrapper, or a client of the port elsewhere. */
+export function portOf(call: (name: keyof RunnerPort, args: unknown[]) => Promise<unknown>): RunnerPort {
+  const port: Partial<Record<keyof RunnerPort, unknown>> = {};
+  for (const name of runnerCalls) port[name] = (...args: unknown[]) => call(name, args);
+  return port as RunnerPort;
 }
 
 /** Every call of the port, so that a wrapper misses none (the compiler checks the list is whole). */

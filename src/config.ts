@@ -36,7 +36,10 @@ export interface Config {
   /** The most the records of one answer may hold, and of all answers built at once, in bytes. */
   responseMemory: { perAnswer: number; total: number };
   /** The longest lifetime a new personal access token may ask for, in days; undefined: no maximum. */
-  personalTokenMaxDays: number | undefined;
+  /** The longest lifetime a new token of each kind may ask for, in days; undefined: no maximum. */
+  tokenMaxDays: { personal: number | undefined; team: number | undefined };
+  /** What a workspace created without `globalRemoteState` gets (STRATUM_WORKSPACE_GLOBAL_REMOTE_STATE). */
+  workspaceGlobalRemoteState: boolean;
   /** Browser origins (scheme, host and port) whose pages may call the API; none by default. */
   corsOrigins: readonly string[];
   connections: ConnectionLimits;
@@ -123,6 +126,12 @@ export function inspectConfig(env: NodeJS.ProcessEnv = process.env): { config: C
       return fallback;
     }
     return value;
+  };
+  const trueOrFalse = (name: string, fallback: boolean): boolean => {
+    const raw = (env[name] ?? '').trim();
+    if (raw === '') return fallback;
+    if (raw !== 'true' && raw !== 'false') problems.push(`${name} must be true or false, got "${raw}"`);
+    return raw === 'true' || (raw !== 'false' && fallback);
   };
 
   const databaseUrl = nonEmpty(env.DATABASE_URL);
@@ -232,7 +241,11 @@ export function inspectConfig(env: NodeJS.ProcessEnv = process.env): { config: C
     oidc,
     responseMemory: { perAnswer: perAnswerMiB * 1024 * 1024, total: totalMiB * 1024 * 1024 },
     // A century, as the token endpoints' own limit on any lifetime.
-    personalTokenMaxDays: integer('STRATUM_PERSONAL_TOKEN_MAX_DAYS', undefined, 1, 36500),
+    tokenMaxDays: {
+      personal: integer('STRATUM_PERSONAL_TOKEN_MAX_DAYS', undefined, 1, 36500),
+      team: integer('STRATUM_TEAM_TOKEN_MAX_DAYS', undefined, 1, 36500),
+    },
+    workspaceGlobalRemoteState: trueOrFalse('STRATUM_WORKSPACE_GLOBAL_REMOTE_STATE', true),
     corsOrigins,
     connections,
     rateLimits: readRateLimits(integer),

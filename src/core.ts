@@ -8,7 +8,7 @@ import type { Logger } from './log.js';
 import { Notifier } from './notifications/deliveries.js';
 import { JobNotifications } from './notifications/job-notifications.js';
 import { Destinations } from './outbound/destinations.js';
-import { liveChannelRecords, notificationRecords, recordPolicies, registry, tokenPolicies } from './resources/index.js';
+import { liveChannelRecords, notificationRecords, recordPolicies, registry, tokenPolicies, workspaceDefaults } from './resources/index.js';
 import { jobStatusDelivery, localJobEvents, postgresJobEvents, type JobEvents } from './runs/index.js';
 import type { SecretCipher } from './secrets/cipher.js';
 import type { Store } from './store/database.js';
@@ -42,7 +42,7 @@ export interface Core {
 export function buildCore({ config, store: given, signingKey, cipher, log }: CoreDependencies): Core {
   const store: Store = log.isLevelEnabled('trace') ? { ...given, db: withStatementLog(given.db, log) } : given;
   const signer = new TokenSigner(signingKey, config.adminGroup);
-  const apiTokens = new ApiTokens(store.db, signer, log, config.personalTokenMaxDays);
+  const apiTokens = new ApiTokens(store.db, signer, log, config.tokenMaxDays);
   const jobEvents =
     config.databaseUrl === undefined ? localJobEvents() : postgresJobEvents(config.databaseUrl, (message) => log.warn(message));
   const relay = new OutboxRelay(
@@ -67,6 +67,7 @@ export function buildCore({ config, store: given, signingKey, cipher, log }: Cor
     cipher,
     responseMemory: config.responseMemory,
     eventsCommitted: () => relay.kick(),
+    createDefaults: new Map([workspaceDefaults(config.workspaceGlobalRemoteState)]),
   });
   const destinations = new Destinations(config.outbound.allow);
   // Git (workspace and module sources) reaches what notifications may reach, and no more.

@@ -617,6 +617,17 @@ describeEachStore('HTTP errors, media types and authentication', (context) => {
       assert.match(result.stderr, /STRATUM_PERSONAL_TOKEN_MAX_DAYS must be an integer from 1/);
       assertNothingInternal(result.stderr);
     });
+    it('STRATUM_TEAM_TOKEN_MAX_DAYS and STRATUM_WORKSPACE_GLOBAL_REMOTE_STATE out of their range stop the server, naming each', () => {
+      const result = startWithBadConfig(context.server, {
+        STRATUM_TEAM_TOKEN_MAX_DAYS: 'never',
+        STRATUM_WORKSPACE_GLOBAL_REMOTE_STATE: 'no',
+      });
+      assert.equal(result.signal, null, `the server did not exit by itself: ${result.stderr}`);
+      assert.notEqual(result.status, 0);
+      assert.match(result.stderr, /STRATUM_TEAM_TOKEN_MAX_DAYS must be an integer from 1/);
+      assert.match(result.stderr, /STRATUM_WORKSPACE_GLOBAL_REMOTE_STATE must be true or false, got "no"/);
+      assertNothingInternal(result.stderr);
+    });
   });
 
   describe('logs', () => {

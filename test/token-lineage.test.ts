@@ -266,31 +266,57 @@ describeEachStore('token lineage', (context) => {
   });
 });
 
-describeEachStore('personal token maximum lifetime', { env: { STRATUM_PERSONAL_TOKEN_MAX_DAYS: '30' } }, (context) => {
-  let person: string;
-  before(async () => {
-    person = await context.server.token({ groups: ['platform'], ttlSeconds: 365 * 86400 });
-  });
+describeEachStore(
+  'token maximum lifetimes',
+  { env: { STRATUM_PERSONAL_TOKEN_MAX_DAYS: '30', STRATUM_TEAM_TOKEN_MAX_DAYS: '400' } },
+  (context) => {
+    let person: string;
+    before(async () => {
+      person = await context.server.token({ groups: ['platform'], ttlSeconds: 365 * 86400 });
+    });
 
-  it('refuses a personal token asked for longer than the maximum or for ever (400 at /days naming it), and issues one within it', async () => {
-    for (const lifetime of [{ days: 31 }, { days: 0 }, {}, { days: 0, hours: 0, minutes: 0 }, { days: 30, minutes: 1 }, { hours: 721 }]) {
-      const errors = assertError(
-        await context.server.post(personalTokens, { description: 'too long', ...lifetime }, { token: person }),
-        400,
-        '/days',
+    it('refuses a personal token asked for longer than the maximum or for ever (400 at /days naming it), and issues one within it', async () => {
+      for (const lifetime of [{ days: 31 }, { days: 0 }, {}, { days: 0, hours: 0, minutes: 0 }, { days: 30, minutes: 1 }, { hours: 721 }]) {
+        const errors = assertError(
+          await context.server.post(personalTokens, { description: 'too long', ...lifetime }, { token: person }),
+          400,
+          '/days',
+        );
+        assert.match(errors[0]?.detail ?? '', /at most 30 days/, JSON.stringify(lifetime));
+      }
+      for (const lifetime of [{ days: 30 }, { hours: 720 }, { days: '1', minutes: 5 }]) {
+        const created = await context.server.post(personalTokens, { description: 'within', ...lifetime }, { token: person });
+        assert.equal(created.status, 201, created.text);
+      }
+      // Team tokens have their own maximum.
+      const group = `platform-${randomUUID()}`;
+      const administrator = await context.server.token({ groups: [adminGroup], ttlSeconds: 400 * 86400 });
+      const team = await context.server.post(teamTokens, { description: 'ci', days: 365, group }, { token: administrator });
+      assert.equal(team.status, 201, team.text);
+      const claims = decodeJwt(team.body.token);
+      assert.equal(Number(claims.exp) - Number(claims.iat), 365 * 86400);
+    });
+
+    it('refuses a team token asked for longer than the team maximum or for ever, even to an administrator', async () => {
+      const group = `platform-${randomUUID()}`;
+      const administrator = await context.server.token({ groups: [adminGroup], ttlSeconds: 3600 });
+      for (const lifetime of [{ days: 401 }, { days: 0, hours: 0, minutes: 0 }, {}, { days: '400', minutes: '1' }]) {
+        const errors = assertError(
+          await context.server.post(teamTokens, { description: 'for ever', group, ...lifetime }, { token: administrator }),
+          400,
+          '/days',
+        );
+        assert.match(errors[0]?.detail ?? '', /A team token may live at most 400 days/, JSON.stringify(lifetime));
+      }
+      const within = await context.server.post(teamTokens, { description: 'ci', group, days: 400 }, { token: administrator });
+      assert.equal(within.status, 201, within.text);
+      // Asked with a sign-in that ends in an hour: what was asked is judged, and the sign-in is no parent.
+      const claims = decodeJwt(within.body.token);
+      assert.equal(Number(claims.exp) - Number(claims.iat), 400 * 86400);
+      const listed = await context.server.get(teamTokens, { token: administrator });
+      assert.ok(
+        listed.body.some((token: { id: string; expiresAt: string | null }) => token.id === within.body.id && token.expiresAt !== null),
       );
-      assert.match(errors[0]?.detail ?? '', /at most 30 days/, JSON.stringify(lifetime));
-    }
-    for (const lifetime of [{ days: 30 }, { hours: 720 }, { days: '1', minutes: 5 }]) {
-      const created = await context.server.post(personalTokens, { description: 'within', ...lifetime }, { token: person });
-      assert.equal(created.status, 201, created.text);
-    }
-    // Team tokens are not limited by it.
-    const group = `platform-${randomUUID()}`;
-    const administrator = await context.server.token({ groups: [adminGroup], ttlSeconds: 400 * 86400 });
-    const team = await context.server.post(teamTokens, { description: 'ci', days: 365, group }, { token: administrator });
-    assert.equal(team.status, 201, team.text);
-    const claims = decodeJwt(team.body.token);
-    assert.equal(Number(claims.exp) - Number(claims.iat), 365 * 86400);
-  });
-});
+    });
+  },
+);

@@ -7,6 +7,11 @@ import type { Caller } from './caller.js';
 import { tokenWithAncestors } from './token-lineage.js';
 import type { TokenSigner, TrackedKind } from './tokens.js';
 
+/** The longest lifetime, in days, a new token of each kind may ask for; undefined: no maximum. */
+export type TokenMaxDays = Readonly<Record<TrackedKind, number | undefined>>;
+
+const tokenNames: Readonly<Record<TrackedKind, string>> = { team: 'A team token', personal: 'A personal access token' };
+
 /** What a client asks for when it creates a team or personal token. */
 export interface TokenRequest {
   description: string;
@@ -72,14 +77,14 @@ export class ApiTokens {
     private readonly db: Kysely<Database>,
     private readonly signer: TokenSigner,
     private readonly log: Logger,
-    /** The longest lifetime a personal token may ask for, in days; undefined: no maximum. */
-    private readonly personalTokenMaxDays: number | undefined,
+    /** The longest lifetime a token of each kind may ask for, in days; undefined: no maximum. */
+    private readonly maxDays: TokenMaxDays,
   ) {}
 
   /**
    * Signs the token a request asks for, with `id` (its record's) as its `jti`, and says when it
-   * expires. A personal token's lifetime is bounded by STRATUM_PERSONAL_TOKEN_MAX_DAYS when it is set, and a
-   * token created with an API token never outlives that token.
+   * expires. Its lifetime is bounded by its kind's maximum (STRATUM_PERSONAL_TOKEN_MAX_DAYS,
+   * STRATUM_TEAM_TOKEN_MAX_DAYS) when one is set, and a token created with an API token never outlives that token.
    */
   async mint(
     caller: Caller,
@@ -89,18 +94,18 @@ export class ApiTokens {
     now: Date,
   ): Promise<{ token: string; expiresAt: Date | undefined }> {
     const seconds = lifetimeSeconds(request);
-    const maxDays = this.personalTokenMaxDays;
+    const maxDays = this.maxDays[kind];
     // Judged on what was asked, not on the bound below, so the answer does not depend on the caller's token.
-    if (kind === 'personal' && maxDays !== undefined && (seconds === 0 || seconds > maxDays * secondsPer.days)) {
+    if (maxDays !== undefined && (seconds === 0 || seconds > maxDays * secondsPer.days)) {
       throw badRequest(
         'invalid_field',
-        `A personal access token may live at most ${maxDays} days on this server; ask for ${maxDays} days or fewer (not ${seconds === 0 ? 'a token that never expires' : 'longer'}).`,
+        `${tokenNames[kind]} may live at most ${maxDays} days on this server; ask for ${maxDays} days or fewer (not ${seconds === 0 ? 'a token that never expires' : 'longer'}).`,
         { pointer: '/days' },
       );
     }
     // A token created with an API token never outlives it. A sign-in (OIDC, or a token the CLI minted)
     // is not a parent: creating a long-lived token while signed in for an hour is what the token pages
-    // are for, and STRATUM_PERSONAL_TOKEN_MAX_DAYS bounds what a person may create.
+    // are for, and the kind's maximum bounds what a person may create.
     const bound = caller.token.trackedId === undefined ? undefined : caller.token.expiresAt;
     const asked = seconds === 0 ? undefined : new Date(now.getTime() + seconds * 1000);
     const expiresAt = asked === undefined || (bound !== undefined && bound < asked) ? bound : asked;

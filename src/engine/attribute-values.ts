@@ -26,26 +26,51 @@ export function assertKnownAttributes(
 
 /**
  * The writable attribute values of an input, each checked against its declaration; on create,
- * what is left out takes its default. Problems are collected, so one answer lists them all.
+ * what is left out takes its default: the value an operator `chosen` for it, else the declared one.
+ * Problems are collected, so one answer lists them all.
  */
 export function readAttributeValues(
   resource: ResourceDeclaration,
   attributes: Readonly<Record<string, unknown>>,
   action: 'create' | 'update',
   problems: Problem[],
+  chosen: Readonly<AttributeValues> = {},
 ): AttributeValues {
   const values: AttributeValues = {};
   for (const [name, attribute] of Object.entries(resource.attributes)) {
     if (attribute.readOnly) continue;
+    const fallback = Object.hasOwn(chosen, name) ? chosen[name] : undefined;
     if (Object.hasOwn(attributes, name)) {
-      const value = readValue(attribute, attributes[name], name, problems);
+      // Null asks for the default, which is the operator's where one is chosen.
+      const value = attributes[name] === null && fallback !== undefined ? fallback : readValue(attribute, attributes[name], name, problems);
       if (value !== invalid) values[name] = value;
     } else if (action === 'create') {
       if (isRequired(attribute)) problems.push({ code: 'required', detail: `${name} is required.`, at: { attribute: name } });
-      else values[name] = defaultOf(attribute);
+      else values[name] = fallback ?? defaultOf(attribute);
     }
   }
   return values;
+}
+
+/** Values for attributes a create leaves out (or sends as null), by resource type: an operator's setting over a declared default. */
+export type CreateDefaults = ReadonlyMap<string, Readonly<AttributeValues>>;
+
+/**
+ * Refuses, at start, an operator's default that names no writable attribute of a declared resource
+ * or that its declaration would not accept from a client.
+ */
+export function checkCreateDefaults(registry: Registry, defaults: CreateDefaults): void {
+  for (const [type, values] of defaults) {
+    const resource = registry.get(type);
+    if (resource === undefined) throw new Error(`a default is set for ${type}, which is not declared`);
+    const problems: Problem[] = [];
+    for (const name of Object.keys(values)) {
+      if (resource.attributes[name]?.readOnly !== false)
+        throw new Error(`a default is set for ${type}.${name}, which clients cannot write`);
+    }
+    readAttributeValues(resource, values, 'update', problems);
+    if (problems.length > 0) throw new Error(`a default set for ${type} is invalid: ${problems.map((p) => p.detail).join(' ')}`);
+  }
 }
 
 /** The value an attribute takes when a create leaves it out. */

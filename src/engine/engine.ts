@@ -11,6 +11,7 @@ import { QueryShapes } from '../store/query-shapes.js';
 import type { QueryShape } from './query-shapes.js';
 import { ResponseMemory } from './response-memory.js';
 import { buildShape } from './shaped-queries.js';
+import { checkCreateDefaults, type CreateDefaults } from './attribute-values.js';
 import type { EngineParts, Scope } from './scope.js';
 import type { Provenance } from './unit-of-work.js';
 import { openedRecord } from './seal.js';
@@ -32,6 +33,8 @@ export interface EngineDependencies {
   responseMemory: { perAnswer: number; total: number };
   /** Told once a write that emitted events (a job's status changed) has committed, to deliver them from the outbox; nobody by default. */
   eventsCommitted?: () => void;
+  /** The values an operator chose for attributes a create leaves out, over the declared defaults; none by default. */
+  createDefaults?: CreateDefaults;
 }
 
 /**
@@ -42,8 +45,11 @@ export class Engine {
   readonly registry: Registry;
   private readonly parts: EngineParts;
 
-  constructor({ registry, recordPolicies, tokenPolicies, apiTokens, store, cipher, responseMemory, eventsCommitted }: EngineDependencies) {
+  constructor(dependencies: EngineDependencies) {
+    const { registry, recordPolicies, tokenPolicies, apiTokens, store, cipher, responseMemory, eventsCommitted } = dependencies;
     this.registry = registry;
+    const createDefaults = dependencies.createDefaults ?? new Map();
+    checkCreateDefaults(registry, createDefaults);
     const parts: EngineParts = {
       registry,
       policies: new PolicyTable(registry, recordPolicies, tokenPolicies),
@@ -53,6 +59,7 @@ export class Engine {
       memory: new ResponseMemory(responseMemory.perAnswer, responseMemory.total),
       shapes: new QueryShapes(store, (shape: QueryShape, values) => buildShape(parts, shape, values)),
       eventsCommitted: eventsCommitted ?? (() => undefined),
+      createDefaults,
     };
     this.parts = parts;
   }

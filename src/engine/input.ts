@@ -1,6 +1,6 @@
 import { ApiError, badRequest, conflict, forbidden, invalidValue, type Problem } from '../errors.js';
 import type { AttributeValues, Registry, ResourceDeclaration, ToOne } from '../model/index.js';
-import { assertKnownAttributes, readAttributeValues } from './attribute-values.js';
+import { assertKnownAttributes, readAttributeValues, type CreateDefaults } from './attribute-values.js';
 
 /**
  * A record as a transport read it out of its envelope (a JSON:API resource object, a GraphQL
@@ -46,11 +46,12 @@ export interface RecordInput {
  * read as that link.
  */
 export function recordInput(
-  registry: Registry,
+  engine: { registry: Registry; createDefaults: CreateDefaults },
   resource: ResourceDeclaration,
   draft: RecordDraft,
   use: { action: 'create' } | { action: 'update'; id: string },
 ): RecordInput {
+  const { registry } = engine;
   const { action } = use;
   if (action === 'create' && draft.id !== undefined && resource.clientIds === undefined) {
     throw forbidden('Client-generated ids are not supported; leave the id out and the server assigns one.');
@@ -66,7 +67,7 @@ export function recordInput(
     if (missing)
       problems.push({ code: 'required', detail: `Relationship ${name} must link a ${relationship.type}.`, at: { relationship: name } });
   }
-  const attributes = readAttributeValues(resource, given, action, problems);
+  const attributes = readAttributeValues(resource, given, action, problems, engine.createDefaults.get(resource.type));
   if (problems.length > 0) throw new ApiError(422, problems);
   return linkAttributesAsLinks(resource, { ...(id === undefined ? {} : { id }), attributes, relationships, members });
 }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { ApiTokens } from '../auth/api-tokens.js';
 import type { Caller } from '../auth/caller.js';
 import type { Registry, ResourceDeclaration } from '../model/index.js';
+import type { CreateDefaults } from './attribute-values.js';
 import type { PolicyTable } from '../policy/rules.js';
 import type { SecretCipher } from '../secrets/cipher.js';
 import type { Database, Store } from '../store/database.js';
@@ -26,6 +27,8 @@ export interface EngineParts {
   shapes: QueryShapes<QueryShape>;
   /** Told once a write that emitted events has committed: their outbox rows are there to deliver. */
   eventsCommitted: () => void;
+  /** The values an operator chose for attributes a create leaves out, by type, over the declarations' defaults. */
+  createDefaults: CreateDefaults;
 }
 
 /** What the SQL of a query is built from: the declarations, who may read global records, and the store's handle and dialect. */

@@ -34,7 +34,7 @@ export async function guardCreate(
     return step === undefined || parent === undefined ? undefined : { resource: step.resource, row: parent };
   };
   await authorizeWrite(tx, resource, 'create', { tenantId: plan.tenantId, place, grants: linked?.grants });
-  const { id, ...input } = recordInput(tx.engine.registry, resource, readInput(), { action: 'create' });
+  const { id, ...input } = recordInput(tx.engine, resource, readInput(), { action: 'create' });
   if (linked !== undefined) linkFromPath(resource, input.relationships, linked);
   return { id, input };
 }
@@ -55,7 +55,7 @@ export async function prepareUpdate(scope: Scope, address: RecordAddress, readIn
   const row = await locateRecord(scope, address);
   const tenantId: TenantId = () => tenantIdOf(scope, resource, row);
   await authorizeOn(scope, resource, row, tenantId, 'update');
-  const input = recordInput(scope.engine.registry, resource, readInput(), { action: 'update', id: String(row.id) });
+  const input = recordInput(scope.engine, resource, readInput(), { action: 'update', id: String(row.id) });
   return resource.prepare({ values: input.attributes, links: input.relationships, current: row }, secretReader(scope, tenantId));
 }
 

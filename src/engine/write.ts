@@ -96,7 +96,7 @@ export async function updateRecord(
   const { resource } = address;
   const prepared = await prepareUpdate(scope, address, readInput);
   await changeRecord(scope, address, 'update', precondition, async (tx, row, tenant) => {
-    const input = recordInput(tx.engine.registry, resource, readInput(), { action: 'update', id: String(row.id) });
+    const input = recordInput(tx.engine, resource, readInput(), { action: 'update', id: String(row.id) });
     await authorizeUpdateEffects(tx, resource, row, tenant, input);
     const now = new Date().toISOString();
     await checkIdAttributes(tx, resource, input.attributes, { current: row, tenantId: tenant });

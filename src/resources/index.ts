@@ -39,6 +39,7 @@ export { registryRecords } from './registry-protocol.js';
 export { notificationRecords } from './notification.js';
 export { stateRecords } from './history.js';
 export { auditRecords } from './audit-event.js';
+export { workspaceDefaults } from './workspace.js';
 
 /** What the executor reads and changes as it runs jobs. */
 export const runRecords: RunRecords = {

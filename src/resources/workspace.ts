@@ -1,6 +1,17 @@
 import { ApiError } from '../errors.js';
 import { gitSourceRefusal } from '../git/index.js';
-import { defineResource, flag, oneOf, readOnly, text, timestamp, toMany, toOne, type PendingWrite } from '../model/index.js';
+import {
+  defineResource,
+  flag,
+  oneOf,
+  readOnly,
+  text,
+  timestamp,
+  toMany,
+  toOne,
+  type AttributeValues,
+  type PendingWrite,
+} from '../model/index.js';
 
 export const workspace = defineResource({
   type: 'workspace',
@@ -66,6 +77,13 @@ export const workspace = defineResource({
     await inheritExecutionMode(write);
   },
 });
+
+/**
+ * What a workspace created without `globalRemoteState` gets, as an operator chose it
+ * (STRATUM_WORKSPACE_GLOBAL_REMOTE_STATE): the declared `true` is Terrakube's default and the
+ * interface's; `false` keeps each new workspace's state to its own runs until someone shares it.
+ */
+export const workspaceDefaults = (globalRemoteState: boolean): [string, AttributeValues] => [workspace.type, { globalRemoteState }];
 
 /**
  * A source is refused when saved with the words its run would fail with, rather than accepted and

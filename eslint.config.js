@@ -26,10 +26,10 @@ const executorFiles = [
 
 /**
  * The other files of runs/ the executor side may import: the runner port, and leaves that import
- * nothing of the service (a flow's reading, a run's variables). Every other file of runs/ is the
+ * nothing of the service (a flow's reading, a run's variables, the paths of a run's pages). Every other file of runs/ is the
  * Jobs service's, which owns jobs and reads and writes the store through the engine's ServiceWork.
  */
-const executorMayImport = ['runner-port.ts', 'flow.ts', 'run-variables.ts'];
+const executorMayImport = ['runner-port.ts', 'flow.ts', 'run-variables.ts', 'run-paths.ts'];
 
 /** The transition table, a leaf that imports nothing: the run report reads its status groups directly. */
 const transitionTable = 'job-statuses.ts';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readFlow, refusedFlowField, type FlowReading } from '../src/runs/flow.ts';
+import type { FlowReading } from '../src/runs/flow.ts';
+import { flowFaultAtSave, readFlow } from '../src/runs/flow-reading.ts';
 
 const encode = (yaml: string) => Buffer.from(yaml).toString('base64');
 const steps = (reading: FlowReading) => {
@@ -110,31 +111,57 @@ describe('template flows', () => {
     assert.deepEqual(scripts?.onFailure, []);
   });
 
-  it('refuses a field Stratum would not act on, naming it, when saved as when run; other problems wait for the run', () => {
-    const refused: [string, RegExp][] = [
+  it('refuses a field Stratum would not act on, naming it and its line, when saved as when run', () => {
+    const refused: [string, RegExp, number][] = [
       [
         'flow:\n  - type: approval\n    step: 150\n    onReject:\n      - script: echo rejected',
         /^Step 150 \(approval\) lists onReject scripts/,
+        4,
       ],
-      ['flow:\n  - type: terraformPlan\n    step: 100\n    onReject: {script: x}', /^Step 100 \(terraformPlan\) lists onReject/],
+      ['flow:\n  - type: terraformPlan\n    step: 100\n    onReject: {script: x}', /^Step 100 \(terraformPlan\) lists onReject/, 4],
       [
         'flow:\n  - type: customScripts\n    step: 5\n    onFailure:\n      - script: x\n    commands:\n      - script: y',
         /^Step 5 \(customScripts\) lists onFailure/,
+        4,
       ],
-      ['flow:\n  - type: approval\n    onFailure:\n      - script: x', /^Step 1 of the flow \(approval\) lists onFailure/],
-      ['flow:\n  - type: terraformPlan\n    step: 100\n    importCommands:\n      repository: x', /importCommands/],
+      ['flow:\n  - type: approval\n    onFailure:\n      - script: x', /^Step 1 of the flow \(approval\) lists onFailure/, 3],
+      ['flow:\n  - type: terraformPlan\n    step: 100\n    importCommands:\n      repository: x', /importCommands/, 4],
     ];
-    for (const [yaml, reason] of refused) {
-      assert.match(refusedFlowField(encode(yaml)) ?? '', reason, yaml);
+    for (const [yaml, reason, line] of refused) {
+      const fault = flowFaultAtSave(encode(yaml));
+      assert.match(fault?.problem ?? '', reason, yaml);
+      assert.equal(fault?.line, line, yaml);
       assert.match(problem(readFlow(encode(yaml))), reason, yaml);
     }
+  });
+
+  it('checks at save what reads as a flow, naming the line at fault; other text is stored as given', () => {
+    const faults: [string, RegExp, number | undefined][] = [
+      ['flow: [unclosed', /^The template is not YAML: /, 1],
+      ['flow:\n  - type: terraformPlan\n    step: 100\n  name: x', /not YAML/, 4],
+      ['flow:\n  - type: terraformPlan\n    step: 100\nsteps: []', /unknown key "steps"/, 4],
+      ['flow:\n  - type: terraformPlan\n    step: 100\n  - type: terraformDeploy\n    step: 200', /type "terraformDeploy"/, 4],
+      ['# a comment\nflow:\n  - type: terraformPlan', /needs "step"/, 3],
+      ['flow:\n  - type: terraformPlan\n    step: 100\n  - type: terraformApply\n    step: 100', /Two steps .* numbered 100/, 4],
+      ['flow:\n  - type: customScripts\n    step: 100\n    commands:\n      - runtime: BASH', /needs "script"/, 2],
+      ['flow:\n  - type: terraformPlan\n    step: 100\n    step: 200', /not YAML/, 4],
+    ];
+    for (const [yaml, reason, line] of faults) {
+      const fault = flowFaultAtSave(encode(yaml));
+      assert.match(fault?.problem ?? '', reason, yaml);
+      assert.equal(fault?.line, line, yaml);
+    }
+    // Free text, base64 of something else, and a flow that can run are stored as given.
     for (const tcl of [
       'not base64!',
+      'terraform {}',
+      encode('steps:\n  - type: terraformPlan'),
+      encode('just text'),
       encode('flow: []'),
-      encode('flow:\n  - type: nothing'),
+      encode('flow:\n  - type: terraformPlan\n    step: 100\n  - type: terraformApply\n    step: 200'),
       encode('flow:\n  - type: terraformDestroy\n    step: 1\n    onFailure: [{script: x}]'),
     ])
-      assert.equal(refusedFlowField(tcl), undefined, tcl);
+      assert.equal(flowFaultAtSave(tcl), undefined, tcl);
   });
 
   it('refuses, with the reason, what cannot run: the job fails before anything runs', () => {

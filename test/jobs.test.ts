@@ -124,14 +124,24 @@ describeEachStore('jobs and their steps', (context) => {
 
   it('fails a job whose template cannot run, with the reason, before anything runs', async () => {
     const workspace = await createWorkspace(context.server, organization);
+    // Saved as text that is no flow (a flow that could not run is refused when saved).
     const broken = await createTemplate(context.server, organization, {
-      tcl: base64('flow:\n  - type: terraformTeleport\n    step: 100\n'),
+      tcl: base64('steps:\n  - type: terraformPlan\n    step: 100\n'),
     });
     const created = await startJob(workspace, broken);
     assert.equal(created.attributes.status, 'failed');
-    assert.match(String(created.attributes.comments), /terraformTeleport/);
+    assert.match(String(created.attributes.comments), /unknown key "steps"/);
+    // Nothing ran; the one step says why, where the web UI shows a run's failure: its log, read from its output link.
     const read = await context.server.get(jobPath(created.id, '?include=step'));
-    assert.deepEqual(read.body.included ?? [], []);
+    const steps = (read.body.included ?? []) as JsonRecord[];
+    assert.equal(steps.length, 1, read.text);
+    const { stepNumber, name, status } = steps[0]?.attributes ?? {};
+    assert.deepEqual({ stepNumber, name, status }, { stepNumber: 0, name: 'Read the template', status: 'failed' });
+    const output = String(steps[0]?.attributes.output);
+    assert.equal(output, `/tfoutput/v1/organization/${organization}/job/${created.id}/step/${steps[0]?.id}`);
+    const log = await context.server.request('GET', output, { headers: { accept: 'text/plain' } });
+    assert.equal(log.status, 200, log.text);
+    assert.match(log.text, /^The job could not start: The template has an unknown key "steps"/);
     const page = await context.server.get(org(`/workspace/${workspace}`));
     assert.equal((page.body.data as JsonRecord).attributes.lastJobStatus, 'failed');
     // Not base64 at all.

@@ -707,17 +707,28 @@ describeEachStore('templates', (context) => {
 
   // --- Flows Stratum would not run ---
 
-  it('a flow using a field Stratum does not run is 422 at tcl naming it, through every door; an empty one, or a flow wrong otherwise, is stored', async () => {
+  it('a flow its jobs could not run is 422 at tcl naming the line and the problem, through every door; other text is stored', async () => {
     const organizationId = await createOrganization(context.server);
+    const flowLines = flowText.split('\n').length - 1;
     const refused: [string, RegExp][] = [
       [
         `${flowText}  - type: "approval"\n    step: 150\n    onReject:\n      - script: echo rejected\n`,
-        /^Step 150 \(approval\) lists onReject scripts, which Stratum does not run/,
+        new RegExp(`^Line ${flowLines + 3}: Step 150 \\(approval\\) lists onReject scripts, which Stratum does not run`),
       ],
       [
         'flow:\n  - type: customScripts\n    step: 1\n    commands:\n      - script: "true"\n    onFailure:\n      - script: echo failed\n',
-        /^Step 1 \(customScripts\) lists onFailure scripts, which run only when the Terraform work of a terraformPlan/,
+        /^Line 6: Step 1 \(customScripts\) lists onFailure scripts, which run only when the Terraform work of a terraformPlan/,
       ],
+      ['flow:\n  - type: terraformPlan\n    step: 100\n   name: Plan\n', /^Line 4: The template is not YAML: /],
+      [
+        'flow:\n  - type: terraformPlan\n    step: 100\n  - type: terraformTeleport\n    step: 200\n',
+        /^Line 4: .*"terraformTeleport"; a step's type is one of/,
+      ],
+      [
+        'flow:\n  - type: terraformPlan\n    step: 100\n  - type: terraformApply\n    step: 100\n',
+        /^Line 4: Two steps of the flow are numbered 100/,
+      ],
+      ['flow:\n  - type: terraformPlan\n', /^Line 2: .*needs "step"/],
     ];
     const stored = await createTemplate(context.server, organizationId, { tcl: validTcl });
     const before = await readTemplate(organizationId, stored);
@@ -761,15 +772,17 @@ describeEachStore('templates', (context) => {
     await assertTemplateNames(organizationId, [String(before.attributes.name)]);
     assert.deepEqual(await readTemplate(organizationId, stored), before);
 
-    // What runs, what does nothing, and what fails its jobs rather than its save (as Terrakube stores it).
+    // What runs, and text that is no flow: the interface's tcl is any string, and its jobs fail at start with the reason.
     const accepted = [
-      'flow:\n  - type: terraformApply\n    step: 1\n    onFailure:\n      - script: echo failed\n',
-      'flow:\n  - type: approval\n    step: 1\n    onReject: []\n',
-      'flow: []\n',
+      base64('flow:\n  - type: terraformApply\n    step: 1\n    onFailure:\n      - script: echo failed\n'),
+      base64('flow:\n  - type: approval\n    step: 1\n    onReject: []\n'),
+      base64('steps:\n  - type: terraformPlan\n'),
+      base64('flow: []\n'),
       'not base64!',
+      'terraform {}',
     ];
     for (const tcl of accepted) {
-      const response = await post(organizationId, templateDocument({ name: 'accepted', tcl: tcl === 'not base64!' ? tcl : base64(tcl) }));
+      const response = await post(organizationId, templateDocument({ name: 'accepted', tcl }));
       assert.equal(response.status, 201, response.text);
     }
   });

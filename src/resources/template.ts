@@ -1,6 +1,6 @@
 import { invalidValue } from '../errors.js';
 import { defineResource, text, toOne, type PendingWrite } from '../model/index.js';
-import { refusedFlowField } from '../runs/index.js';
+import { flowFaultAtSave } from '../runs/index.js';
 
 const maxTemplateBytes = 256 * 1024;
 
@@ -14,20 +14,25 @@ export const template = defineResource({
     name: text({ required: true, max: 128 }),
     description: text({ max: 512 }),
     version: text({ max: 128 }),
-    // By convention base64 of a YAML flow; stored and returned byte for byte, read here only for
-    // the fields Stratum refuses to run (a flow wrong otherwise is stored, as Terrakube stores it).
+    // By convention base64 of a YAML flow; stored and returned byte for byte. Text that is one is
+    // checked when saved (checkFlow); any other text is stored as given, as the interface allows.
     tcl: text({ required: true, max: maxTemplateBytes, maxBytes: maxTemplateBytes }),
   },
   relationships: {
     organization: toOne('organization', 'organization_id'),
   },
-  beforeWrite: refuseUnrunFields,
+  beforeWrite: checkFlow,
 });
 
-/** A flow that asks for what Stratum would not do is refused when saved, not found out when it runs. */
-function refuseUnrunFields(write: PendingWrite): void {
+/**
+ * A flow its jobs could not run is refused when saved, naming the line and the problem, rather
+ * than found out when a job fails at start. A value an update sends back as stored is not checked
+ * again, so a template saved before this rule keeps its page (its jobs still say why they fail).
+ */
+function checkFlow(write: PendingWrite): void {
   const { tcl } = write.values;
-  if (typeof tcl !== 'string') return;
-  const problem = refusedFlowField(tcl);
-  if (problem !== undefined) throw invalidValue(problem, { attribute: 'tcl' });
+  if (typeof tcl !== 'string' || (write.current !== undefined && write.current.tcl === tcl)) return;
+  const fault = flowFaultAtSave(tcl);
+  if (fault !== undefined)
+    throw invalidValue(fault.line === undefined ? fault.problem : `Line ${fault.line}: ${fault.problem}`, { attribute: 'tcl' });
 }

@@ -1,5 +1,3 @@
-import { parseDocument } from 'yaml';
-
 /**
  * What a step of a template's flow does (Terrakube's flow types). `disableWorkspace` locks the
  * workspace against further runs; `scheduleTemplates` adds schedules to it.
@@ -106,51 +104,21 @@ const refusedFields: readonly { field: string; refused: (type: unknown) => boole
   },
 ];
 
-class FlowProblem extends Error {}
-
 /**
- * Reads a template's `tcl` as Terrakube does at job time: standard base64 of a YAML document whose
- * `flow` lists the steps. Terrakube stores templates without reading them, so a template that
- * cannot run is found here, before anything runs, and the job fails with the reason.
+ * Why a flow cannot run, and where: the path of the YAML node at fault (`['flow', 2]` for the third
+ * step), so that a template refused when saved can name its line.
  */
-export function readFlow(tcl: string): FlowReading {
-  const parsed = parseTcl(tcl);
-  if ('problem' in parsed) return parsed;
-  const refused = refusedField(parsed.value);
-  if (refused !== undefined) return { problem: refused };
-  try {
-    return { steps: flowSteps(parsed.value) };
-  } catch (problem) {
-    if (problem instanceof FlowProblem) return { problem: problem.message };
-    throw problem;
-  }
-}
-
-/**
- * Why a template must not be saved: a step uses a field Stratum would not act on (undefined when
- * none does). Anything else a flow gets wrong is stored as Terrakube stores it, and fails its jobs.
- */
-export function refusedFlowField(tcl: string): string | undefined {
-  const parsed = parseTcl(tcl);
-  return 'problem' in parsed ? undefined : refusedField(parsed.value);
-}
-
-function parseTcl(tcl: string): { value: unknown } | { problem: string } {
-  const text = decodeBase64(tcl.trim());
-  if (text === undefined) return { problem: 'The template is not base64 text (Terrakube clients send its YAML base64-encoded).' };
-  const document = parseDocument(text, { uniqueKeys: true });
-  const [error] = document.errors;
-  if (error !== undefined) return { problem: `The template is not YAML: ${error.message.split('\n')[0] ?? error.code}` };
-  try {
-    return { value: document.toJS({ maxAliasCount: 0 }) };
-  } catch {
-    // Aliases let a few bytes expand into a very large value; flows never need them.
-    return { problem: 'The template uses YAML aliases (*name), which Stratum does not expand.' };
+export class FlowProblem extends Error {
+  constructor(
+    message: string,
+    readonly at: readonly (string | number)[] = [],
+  ) {
+    super(message);
   }
 }
 
 /** The first use of a refused field, said as a problem; an empty list or null uses nothing, as in Terrakube. */
-function refusedField(value: unknown): string | undefined {
+export function refusedField(value: unknown): FlowProblem | undefined {
   const flow = isRecord(value) && Array.isArray(value.flow) ? (value.flow as unknown[]) : [];
   for (const [index, entry] of flow.entries()) {
     if (!isRecord(entry)) continue;
@@ -158,29 +126,32 @@ function refusedField(value: unknown): string | undefined {
       const used = entry[field];
       if (used === undefined || used === null || (Array.isArray(used) && used.length === 0) || !refused(entry.type)) continue;
       const step = typeof entry.step === 'number' ? `Step ${entry.step}` : `Step ${index + 1} of the flow`;
-      return `${step} (${String(entry.type)}) ${why}.`;
+      return new FlowProblem(`${step} (${String(entry.type)}) ${why}.`, ['flow', index, field]);
     }
   }
   return undefined;
 }
 
-/** Standard base64, padded or not; undefined for anything else (Buffer.from would skip bad characters). */
-function decodeBase64(text: string): string | undefined {
-  if (text.length === 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(text) || text.length % 4 === 1) return undefined;
-  return Buffer.from(text, 'base64').toString('utf8');
-}
-
-function flowSteps(value: unknown): FlowStep[] {
+/** The steps of a parsed template, checked, in the order they run; a FlowProblem says what is wrong. */
+export function flowSteps(value: unknown): FlowStep[] {
   const root = record(value, 'The template');
   const unknown = Object.keys(root).find((key) => key !== 'flow');
-  if (unknown !== undefined) throw new FlowProblem(`The template has an unknown key "${unknown}": it holds only "flow".`);
+  if (unknown !== undefined) throw new FlowProblem(`The template has an unknown key "${unknown}": it holds only "flow".`, [unknown]);
   if (!Array.isArray(root.flow) || root.flow.length === 0)
-    throw new FlowProblem('The template has no steps: "flow" must list at least one.');
-  if (root.flow.length > maxSteps) throw new FlowProblem(`The template has ${root.flow.length} steps; at most ${maxSteps} run in one job.`);
-  const steps = root.flow.map((entry, index) => flowStep(entry, `Step ${index + 1} of the flow`));
+    throw new FlowProblem('The template has no steps: "flow" must list at least one.', ['flow']);
+  if (root.flow.length > maxSteps)
+    throw new FlowProblem(`The template has ${root.flow.length} steps; at most ${maxSteps} run in one job.`, ['flow']);
+  const steps = root.flow.map((entry, index) => {
+    try {
+      return flowStep(entry, `Step ${index + 1} of the flow`);
+    } catch (problem) {
+      throw problem instanceof FlowProblem ? new FlowProblem(problem.message, ['flow', index]) : problem;
+    }
+  });
   const seen = new Set<number>();
-  for (const { step } of steps) {
-    if (seen.has(step)) throw new FlowProblem(`Two steps of the flow are numbered ${step}: step numbers order the steps and must differ.`);
+  for (const [index, { step }] of steps.entries()) {
+    if (seen.has(step))
+      throw new FlowProblem(`Two steps of the flow are numbered ${step}: step numbers order the steps and must differ.`, ['flow', index]);
     seen.add(step);
   }
   return steps.sort((a, b) => a.step - b.step);

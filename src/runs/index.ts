@@ -11,7 +11,7 @@ export type { Executor } from './executor.js';
 export { jobStatusDelivery, localJobEvents, postgresJobEvents, type JobEvents, type JobStatusEvent } from './job-events.js';
 export { moveByClient, newJobStatus, startJob, type JobRecords } from './job-changes.js';
 export { jobOutcomes, liveStep, runStatuses, status, type RunStatus } from './job-statuses.js';
-export { refusedFlowField } from './flow.js';
+export { flowFaultAtSave } from './flow-reading.js';
 export { executorPrerequisites, sandboxPrerequisite, versionPrerequisites } from './prerequisites.js';
 export type { FailureReason, RunMetrics } from './run-report.js';
 export type { QueueOverview } from './run-overview.js';

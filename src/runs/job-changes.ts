@@ -8,7 +8,9 @@ import {
   type Row,
   type WriteContext,
 } from '../model/index.js';
-import { readFlow, type FlowStep } from './flow.js';
+import type { FlowStep } from './flow.js';
+import { readFlow } from './flow-reading.js';
+import { stepOutputPath } from './run-paths.js';
 import { jobTransitions, movesTo, status, stepEnds, transitionOf, unfinishedStatuses, type Mover, type RunStatus } from './job-statuses.js';
 
 /** The records a job's changes touch: the job, its steps, its workspace (last status), its template (the flow it starts with). */
@@ -67,11 +69,14 @@ export async function changeJobStatus(context: WriteContext, records: JobRecords
   });
 }
 
+/** A step's log, kept by the service for the one step it writes itself: the step that says why a job could not start. */
+const startLogs: KeptTable = { table: 'step_log', type: 'stepLog', key: 'step_id', shown: { text: 'text' } };
+
 /**
  * Starts a job just created (by "Run now", a schedule, and every intake after them): its template's
  * flow is read once and kept with the job, its steps are made from it, and it waits for an
- * executor. A template that cannot run fails the job at once, with the reason in `comments`, and
- * makes no steps.
+ * executor. A template that cannot run fails the job at once, with the reason in `comments` and
+ * in the log of the one step it gets, where Terrakube's web UI shows a run's failure.
  */
 export async function startJob(context: WriteContext, records: JobRecords, job: Row): Promise<void> {
   await checkJobCaps(context, records, job);
@@ -79,6 +84,11 @@ export async function startJob(context: WriteContext, records: JobRecords, job: 
   const stored = await context.withSecrets(records.template, templateId);
   const reading = stored === undefined ? { problem: `The template ${templateId} is gone.` } : readFlow(String(stored.tcl));
   if ('problem' in reading) {
+    const jobId = String(job.id);
+    const stepId = await context.insert(records.step, jobId, { stepNumber: 0, name: 'Read the template', status: status.failed });
+    await context.set(records.step, stepId, { output: stepOutputPath(String(job.organization_id), jobId, stepId) });
+    const text = `The job could not start: ${reading.problem}\n`;
+    await context.keep(startLogs, { step_id: stepId, text, trimmed: 0, finished: 1, updated_date: new Date().toISOString() });
     await changeJobStatus(context, records, { job, by: 'start', to: status.failed, reason: reading.problem });
     return;
   }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { stopReason } from './stop-reason.js';
 import type { FailureReason, JobFacts, RunReport, StepFacts } from './run-report.js';
 import { runLoggedStep, type RunSettings } from './logged-step.js';
+import { stepOutputPath } from './run-paths.js';
 import { status, stepDone, stepStatusAfter, type ClaimedJob, type JobSpec, type RunnerPort, type RunStatus } from './runner-port.js';
 import { SandboxUnavailable, type StepIsolation } from './step-sandbox.js';
 import { ToolProblem, type ToolBinaries } from './tool-binaries.js';
@@ -96,10 +97,7 @@ async function runSteps(
         'flow',
       );
     }
-    await moveStep(
-      status.running,
-      `${parts.settings.publicUrl}/tfoutput/v1/organization/${spec.organizationId}/job/${jobId}/step/${stepId}`,
-    );
+    await moveStep(status.running, `${parts.settings.publicUrl}${stepOutputPath(spec.organizationId, jobId, stepId)}`);
     // A credential per step, living as long as the step may: a job's steps together may run longer than one credential.
     const credential = await port.stateCredential(jobId);
     const environment = runEnvironment(parts.settings, spec, variables.environment, binary, credential);

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { remoteOf, type CredentialRecords, type GitRemote } from '../git/index.js';
 import { isTrue, storedList } from '../model/index.js';
-import { readFlow, type FlowStep } from './flow.js';
+import type { FlowStep } from './flow.js';
+import { readFlow } from './flow-reading.js';
 import { keptFlow } from './job-changes.js';
 import type { RunStatus } from './job-statuses.js';
 import type { RunSource } from './run-store.js';

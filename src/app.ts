@@ -133,7 +133,7 @@ export function buildApp({ config, store, signingKey, core, log, metrics, servic
   const tokenEndpoints = [
     ...tokenRoutes(engine, permissionScopes),
     ...adminTokenRoutes(engine),
-    ...notificationRoutes(engine, notifier, notificationRecords),
+    ...notificationRoutes(engine, notifier, notificationRecords, config.outbound.uiUrl),
     effectiveVariablesRoute(engine, runRecords, effectiveVariables),
   ];
   const releaseEndpoints = releaseRoutes(config.releases, log);

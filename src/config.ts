@@ -75,6 +75,8 @@ export interface OutboundSettings {
   timeoutMs: number;
   /** How many deliveries of each notification configuration are kept. */
   deliveriesKept: number;
+  /** Where people open Terrakube's web UI (STRATUM_UI_URL): the links notifications carry to a run's page; none without it. */
+  uiUrl: string | undefined;
 }
 
 /** Where the version lists of the workspace pages come from, and how long a copy is kept. */
@@ -211,17 +213,20 @@ export function inspectConfig(env: NodeJS.ProcessEnv = process.env): { config: C
     .filter((entry) => entry !== '');
   for (const entry of allow)
     if (!isAllowEntry(entry)) problems.push(`STRATUM_OUTBOUND_ALLOW lists host names, addresses and CIDR ranges, got "${entry}"`);
+  const baseUrl = (name: string, example: string): string | undefined => {
+    const url = nonEmpty(env[name])?.replace(/\/+$/, '');
+    if (url !== undefined && !/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(url))
+      problems.push(`${name} must be an http:// or https:// URL without query, such as ${example}, got "${url}"`);
+    return url;
+  };
   const outbound: OutboundSettings = {
     allow,
     timeoutMs: integer('STRATUM_OUTBOUND_TIMEOUT_MS', 10_000, 100, 120_000),
     deliveriesKept: integer('STRATUM_NOTIFICATION_DELIVERIES_KEPT', 50, 1, 10_000),
+    uiUrl: baseUrl('STRATUM_UI_URL', 'https://terrakube.example.com'),
   };
 
-  const publicUrl = nonEmpty(env.STRATUM_PUBLIC_URL)?.replace(/\/+$/, '');
-  if (publicUrl !== undefined && !/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(publicUrl))
-    problems.push(
-      `STRATUM_PUBLIC_URL must be an http:// or https:// URL without query, such as https://stratum.example.com, got "${publicUrl}"`,
-    );
+  const publicUrl = baseUrl('STRATUM_PUBLIC_URL', 'https://stratum.example.com');
   const state: StateSettings = { maxBytes: integer('STRATUM_STATE_MAX_MIB', 16, 1, 1024) * 1024 * 1024, publicUrl };
 
   const dataDir = path.resolve(nonEmpty(env.STRATUM_DATA_DIR) ?? 'data');

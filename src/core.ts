@@ -90,6 +90,7 @@ export function buildCore({ config, store: given, signingKey, cipher, log }: Cor
         service.session.close();
       }
     },
+    config.outbound.uiUrl,
   );
   return { engine, signer, apiTokens, jobEvents, notifier, relay };
 }

@@ -289,6 +289,8 @@ describeEachStore(
       assert.equal(payload.configurationName, 'Signed');
       assert.equal(payload.status, 'completed');
       assert.equal(payload.test, true);
+      // Without STRATUM_UI_URL there is no page to link to.
+      assert.deepEqual([payload.runUrl, payload.workspaceUrl], [null, null]);
 
       const deliveries = await context.server.get(`/notification/v1/workspace/${workspace}/deliveries?limit=10`);
       assert.equal(deliveries.status, 200, deliveries.text);

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { columnOf, type Database, type JobStatusChanged, type ManyToMany, type ResourceDeclaration, type Row } from '../model/index.js';
 import { deliveryTarget, type Notifier } from './deliveries.js';
+import { failureReasonOf, uiPages } from './messages.js';
 import { appliesToTemplateCondition } from './narrowing.js';
 
 /** The records a job's notifications are found in: configurations, their triggers, and the templates they are narrowed to. */
@@ -12,6 +13,8 @@ export interface JobNotificationRecords {
   templates: ManyToMany;
   organization: ResourceDeclaration;
   workspace: ResourceDeclaration;
+  /** The job whose status changed: its commit and, when it failed, why. */
+  job: ResourceDeclaration;
 }
 
 /**
@@ -19,7 +22,8 @@ export interface JobNotificationRecords {
  * organization (organization-wide, or of its workspace) with a trigger on that status, and not
  * narrowed to other templates than the job's. Each delivery is recorded under the job's workspace,
  * where the workspace's deliveries list shows it and a failed one is retried. `open` gives a
- * configuration with its signing secret opened.
+ * configuration with its signing secret opened. Each message carries the job's commit, why it
+ * failed, and links to its pages in the web UI at `uiUrl` (none without it).
  */
 export class JobNotifications {
   constructor(
@@ -27,6 +31,7 @@ export class JobNotifications {
     private readonly notifier: Notifier,
     private readonly records: JobNotificationRecords,
     private readonly open: (organizationId: string, configurationId: string) => Promise<Row | undefined>,
+    private readonly uiUrl: string | undefined,
   ) {}
 
   async deliver(change: JobStatusChanged): Promise<void> {
@@ -47,6 +52,17 @@ export class JobNotifications {
       .execute();
     if (found.length === 0) return;
     const names = await this.names(change);
+    const job = await this.db
+      .selectFrom(this.records.job.table)
+      .select([columnOf('commitId'), columnOf('comments')])
+      .where('id', '=', String(change.jobId))
+      .executeTakeFirst();
+    const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
+    const details = {
+      ...uiPages(this.uiUrl, { organizationId: change.organizationId, workspaceId: change.workspaceId, jobId: change.jobId }),
+      commitId: text(job?.[columnOf('commitId')]),
+      failureReason: failureReasonOf(change.status, text(job?.[columnOf('comments')])),
+    };
     for (const { id } of found) {
       const row = await this.open(change.organizationId, String(id));
       // Recorded under the job's workspace, an organization-wide configuration's delivery too.
@@ -58,10 +74,7 @@ export class JobNotifications {
         workspace: names.workspace,
         jobId: change.jobId,
         status: change.status,
-        runUrl: null,
-        workspaceUrl: null,
-        commitId: null,
-        failureReason: null,
+        ...details,
       });
     }
   }

@@ -16,6 +16,26 @@ export interface NotificationEvent {
   failureReason: string | null;
 }
 
+/**
+ * The pages of Terrakube's web UI an event links to, as Terrakube builds them from its UI's address:
+ * the workspace's, and the run's when there is one; none without the address.
+ */
+export function uiPages(
+  uiUrl: string | undefined,
+  place: { organizationId: string; workspaceId: string | null; jobId: number | null },
+): Pick<NotificationEvent, 'runUrl' | 'workspaceUrl'> {
+  if (uiUrl === undefined || place.workspaceId === null) return { runUrl: null, workspaceUrl: null };
+  const workspaceUrl = `${uiUrl}/organizations/${place.organizationId}/workspaces/${place.workspaceId}`;
+  return { workspaceUrl, runUrl: place.jobId === null ? null : `${workspaceUrl}/runs/${place.jobId}` };
+}
+
+/** A failed job's reason as a message carries it: its end, at most `maxFailureReason` characters, as Terrakube trims its log's. */
+export function failureReasonOf(status: string, reason: string | null): string | null {
+  if (!failing.has(status) || reason === null || reason.trim() === '') return null;
+  return reason.length > maxFailureReason ? reason.slice(reason.length - maxFailureReason) : reason;
+}
+const maxFailureReason = 500;
+
 /** What a message needs of its configuration. */
 export interface MessageStyle {
   channelType: string;

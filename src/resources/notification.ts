@@ -1,6 +1,7 @@
 import { ApiError } from '../errors.js';
 import { defineResource, flag, manyToMany, oneOf, text, toMany, toOne, type PendingWrite } from '../model/index.js';
 import { runStatuses } from '../runs/index.js';
+import { job } from './job.js';
 
 /** Where a notification goes, as Terrakube names its channels. */
 export const channelTypes = ['SLACK', 'TEAMS', 'WEBHOOK'] as const;
@@ -102,4 +103,5 @@ export const notificationRecords = {
   workspaceLink: 'workspace',
   channelTypes,
   templates: templateNarrowing,
+  job,
 };

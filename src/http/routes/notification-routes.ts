@@ -2,7 +2,7 @@ import { ApiError, badArgument, notFound } from '../../errors.js';
 import type { Engine, RecordAddress, Session } from '../../engine/index.js';
 import type { ResourceDeclaration, Row } from '../../model/index.js';
 import { deliveryTarget, type DeliveryTarget, type DeliveryView, type Notifier } from '../../notifications/deliveries.js';
-import type { NotificationEvent } from '../../notifications/messages.js';
+import { uiPages, type NotificationEvent } from '../../notifications/messages.js';
 import { status } from '../../runs/index.js';
 import { idParameter } from '../../jsonapi/routes.js';
 import { exampleIds } from '../description/examples.js';
@@ -66,7 +66,13 @@ const exampleDelivery = (configurationId: string) => ({
  * through a saved configuration, or to a destination before it is saved, and a workspace's recent
  * deliveries with a retry of a failed one. A delivery that fails answers 502 with the reason.
  */
-export function notificationRoutes(engine: Engine, notifier: Notifier, records: NotificationRecords): DescribedRoute[] {
+export function notificationRoutes(
+  engine: Engine,
+  notifier: Notifier,
+  records: NotificationRecords,
+  /** The web UI's address (STRATUM_UI_URL): a test message links its workspace's page. */
+  uiUrl: string | undefined,
+): DescribedRoute[] {
   const { registry } = engine;
   const { configuration } = records;
   const tenant = registry.tenant;
@@ -90,7 +96,15 @@ export function notificationRoutes(engine: Engine, notifier: Notifier, records: 
     const place = typeof workspaceId === 'string' ? await session.find(workspaceAt(workspaceId)) : undefined;
     return {
       target: targetOf(row, link.column),
-      event: testEvent(String(organization.name), place === undefined ? null : String(place.name)),
+      event: {
+        ...testEvent(String(organization.name), place === undefined ? null : String(place.name)),
+        // A test has no run to link to (Terrakube's sends none), but its workspace has a page.
+        workspaceUrl: uiPages(uiUrl, {
+          organizationId: String(organization.id),
+          workspaceId: place === undefined ? null : String(place.id),
+          jobId: null,
+        }).workspaceUrl,
+      },
     };
   };
 

@@ -617,15 +617,20 @@ describeEachStore('HTTP errors, media types and authentication', (context) => {
       assert.match(result.stderr, /STRATUM_PERSONAL_TOKEN_MAX_DAYS must be an integer from 1/);
       assertNothingInternal(result.stderr);
     });
-    it('STRATUM_TEAM_TOKEN_MAX_DAYS and STRATUM_WORKSPACE_GLOBAL_REMOTE_STATE out of their range stop the server, naming each', () => {
+    it('STRATUM_TEAM_TOKEN_MAX_DAYS, STRATUM_WORKSPACE_GLOBAL_REMOTE_STATE and STRATUM_UI_URL out of their range stop the server, naming each', () => {
       const result = startWithBadConfig(context.server, {
         STRATUM_TEAM_TOKEN_MAX_DAYS: 'never',
         STRATUM_WORKSPACE_GLOBAL_REMOTE_STATE: 'no',
+        STRATUM_UI_URL: 'ui.example.com',
       });
       assert.equal(result.signal, null, `the server did not exit by itself: ${result.stderr}`);
       assert.notEqual(result.status, 0);
       assert.match(result.stderr, /STRATUM_TEAM_TOKEN_MAX_DAYS must be an integer from 1/);
       assert.match(result.stderr, /STRATUM_WORKSPACE_GLOBAL_REMOTE_STATE must be true or false, got "no"/);
+      assert.match(
+        result.stderr,
+        /STRATUM_UI_URL must be an http:\/\/ or https:\/\/ URL without query, such as https:\/\/terrakube\.example\.com, got "ui\.example\.com"/,
+      );
       assertNothingInternal(result.stderr);
     });
   });

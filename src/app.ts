@@ -127,7 +127,10 @@ export function buildApp({ config, store, signingKey, core, log, metrics, servic
   const routes = routesOf(registry);
   const callerConnections = new CallerConnections(config.connections.perCaller);
   const { engine, signer, apiTokens, jobEvents, notifier } = core;
-  const oidc = config.oidc === undefined ? undefined : new OidcVerifier(config.oidc, config.adminGroup);
+  const oidc =
+    config.oidc === undefined
+      ? undefined
+      : new OidcVerifier(config.oidc, config.adminGroup, (message) => log.warn({ issuer: config.oidc?.issuer }, message));
   const authenticator = new Authenticator(signer, apiTokens, oidc);
   const effectiveVariables = effectiveVariablesReader(engine, runRecords);
   const tokenEndpoints = [

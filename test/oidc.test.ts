@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { claimAt } from '../src/auth/tokens.ts';
 import { assertError, createRecord, describeEachStore, eventually, TestServer, type StoreKind } from './harness.ts';
 
 /**
@@ -175,6 +176,78 @@ describeEachStore(
       } finally {
         await other.stop();
       }
+    });
+  },
+);
+
+describe('a groups claim at a path (STRATUM_OIDC_GROUPS_CLAIM with dots)', () => {
+  it('reads the claim of that very name first, then nested objects a dot at a time, dotted keys included', () => {
+    const claims = {
+      'https://example.com/groups': ['namespaced'],
+      realm_access: { roles: ['realm-role'] },
+      resource_access: { 'my.client': { roles: ['client-role'] }, my: { other: 1 } },
+      'a.b': 'literal',
+      a: { b: 'nested' },
+    };
+    assert.deepEqual(claimAt(claims, 'https://example.com/groups'), ['namespaced']);
+    assert.deepEqual(claimAt(claims, 'realm_access.roles'), ['realm-role']);
+    assert.deepEqual(claimAt(claims, 'resource_access.my.client.roles'), ['client-role']);
+    assert.equal(claimAt(claims, 'a.b'), 'literal');
+    for (const path of ['realm_access.missing', 'realm_access', 'resource_access.my.other.roles', '.roles', 'realm_access.', 'constructor'])
+      assert.equal(
+        path === 'realm_access' ? typeof claimAt(claims, path) : claimAt(claims, path),
+        path === 'realm_access' ? 'object' : undefined,
+        path,
+      );
+  });
+});
+
+const nestedIssuers: Record<StoreKind, LocalIssuer> = { sqlite: new LocalIssuer(), postgres: new LocalIssuer() };
+
+describeEachStore(
+  'OIDC sign-in with groups in a nested claim',
+  {
+    env: async (kind) => {
+      await nestedIssuers[kind].start();
+      return { STRATUM_OIDC_ISSUER: nestedIssuers[kind].url, STRATUM_OIDC_GROUPS_CLAIM: 'realm_access.roles' };
+    },
+  },
+  (context) => {
+    const issuer = nestedIssuers[context.kind];
+    after(async () => {
+      await issuer.stop();
+    });
+
+    it('warns once when the first token has no groups where the setting looks, and reads Keycloak realm roles as groups', async () => {
+      const lost = await issuer.sign({ groups: ['STRATUM_ADMIN'] });
+      assert.deepEqual((await context.server.get('/api/v1/organization', { token: lost })).body.data, []);
+      await eventually('the warning in the log', () => {
+        const warnings = context.server.logs.filter((line) => line.includes('has no \\"realm_access.roles\\" claim'));
+        assert.equal(warnings.length, 1, context.server.logs.slice(-5).join('\n'));
+        assert.match(warnings[0] ?? '', /"level":40/);
+        assert.ok(!warnings[0]?.includes('STRATUM_ADMIN'), 'names the claims a token holds, never their values');
+      });
+      const admin = await issuer.sign({ realm_access: { roles: ['offline_access', 'STRATUM_ADMIN'] } });
+      const created = await context.server.post(
+        '/api/v1/organization',
+        { data: { type: 'organization', attributes: { name: `realm-${randomUUID()}` } } },
+        { token: admin },
+      );
+      assert.equal(created.status, 201, created.text);
+      await issuer.sign({ groups: [] }).then((token) => context.server.get('/api/v1/organization', { token }));
+      assert.equal(context.server.logs.filter((line) => line.includes('has no \\"realm_access.roles\\" claim')).length, 1);
+    });
+
+    it("warns once of Entra ID's group overage, which it does not follow", async () => {
+      const token = await issuer.sign({
+        _claim_names: { 'realm_access.roles': 'src1' },
+        _claim_sources: { src1: { endpoint: 'https://graph.example' } },
+      });
+      assert.deepEqual((await context.server.get('/api/v1/organization', { token })).body.data, []);
+      await context.server.get('/api/v1/organization', { token: await issuer.sign({ _claim_names: { 'realm_access.roles': 'src1' } }) });
+      await eventually('the warning in the log', () => {
+        assert.equal(context.server.logs.filter((line) => line.includes('group overage')).length, 1);
+      });
     });
   },
 );

@@ -1,11 +1,12 @@
 import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { Caller } from './caller.js';
-import { callerFromClaims, clockSkewSeconds, InvalidTokenError } from './tokens.js';
+import { callerFromClaims, claimAt, clockSkewSeconds, InvalidTokenError } from './tokens.js';
 
 export interface OidcSettings {
   issuer: string;
   /** The audience tokens must name; undefined accepts any audience. */
   audience: string | undefined;
+  /** Where a token holds its groups: a claim's name, or a dotted path into nested claims (`realm_access.roles`). */
   groupsClaim: string;
 }
 
@@ -31,10 +32,14 @@ const fetchTimeoutMs = 5000;
  */
 export class OidcVerifier {
   private keys: Promise<JWTVerifyGetKey> | undefined;
+  private firstTokenSeen = false;
+  private overageSeen = false;
 
   constructor(
     private readonly settings: OidcSettings,
     private readonly adminGroup: string,
+    /** Told, once each, what an operator setting up the provider must hear: a groups claim the tokens do not hold. */
+    private readonly warn: (message: string) => void = () => undefined,
   ) {}
 
   get issuer(): string {
@@ -54,7 +59,9 @@ export class OidcVerifier {
         ...(this.settings.audience === undefined ? {} : { audience: this.settings.audience }),
       });
       if (typeof payload.exp === 'number' && payload.exp <= Date.now() / 1000) throw new InvalidTokenError('the token has expired');
-      return callerFromClaims(payload, this.adminGroup, { groupsClaim: this.settings.groupsClaim, kind: 'oidc' });
+      const caller = callerFromClaims(payload, this.adminGroup, { groupsClaim: this.settings.groupsClaim, kind: 'oidc' });
+      this.checkGroupsClaim(payload);
+      return caller;
     } catch (error) {
       if (error instanceof InvalidTokenError) throw error;
       if (error instanceof errors.JWTExpired) throw new InvalidTokenError('the token has expired');
@@ -64,6 +71,28 @@ export class OidcVerifier {
       }
       throw new InvalidTokenError('the token is not valid');
     }
+  }
+
+  /**
+   * Says, once, when the first token has no groups where STRATUM_OIDC_GROUPS_CLAIM looks (everyone
+   * would sign in without a team: the usual mistake when setting a provider up), and when a token
+   * holds Entra ID's group overage instead of its groups, which Stratum does not follow.
+   */
+  private checkGroupsClaim(payload: Readonly<Record<string, unknown>>): void {
+    const claim = this.settings.groupsClaim;
+    const overage = claimAt(payload, '_claim_names');
+    if (!this.overageSeen && typeof overage === 'object' && overage !== null && Object.hasOwn(overage, claim)) {
+      this.overageSeen = true;
+      this.warn(
+        `a token from ${this.settings.issuer} carries Entra ID's group overage for "${claim}" (more groups than a token holds) instead of its groups; Stratum does not ask Microsoft Graph for them, so that person has no groups here: assign the groups to the application ("Groups assigned to the application") so that the token holds them`,
+      );
+    }
+    if (this.firstTokenSeen) return;
+    this.firstTokenSeen = true;
+    if (claimAt(payload, claim) === undefined)
+      this.warn(
+        `the first token from ${this.settings.issuer} has no "${claim}" claim (STRATUM_OIDC_GROUPS_CLAIM): its holder has no groups, and no team reaches them; it holds ${Object.keys(payload).sort().join(', ')}. A dotted name reads a nested claim, such as realm_access.roles (Keycloak)`,
+      );
   }
 
   private keySet(): Promise<JWTVerifyGetKey> {

@@ -121,8 +121,9 @@ export class InvalidTokenError extends Error {}
 export const clockSkewSeconds = 60;
 
 /**
- * Reads the identity claims of a verified token, of this service or of the OIDC issuer. A missing
- * `groups` claim means no groups (Terrakube answered 500 to such tokens); a single string is taken
+ * Reads the identity claims of a verified token, of this service or of the OIDC issuer. The groups
+ * are at `groupsClaim`, a claim's name or a dotted path into nested claims (claimAt). A missing
+ * groups claim means no groups (Terrakube answered 500 to such tokens); a single string is taken
  * as one group, as some identity providers send it. A token issued further in the future than
  * clock skew explains is refused: jose checks `iat` only against a maximum age, and such a token
  * was signed with a clock, or by someone, that cannot be trusted.
@@ -136,7 +137,7 @@ export function callerFromClaims(
   if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + clockSkewSeconds) {
     throw new InvalidTokenError('the token was issued in the future');
   }
-  const raw = payload[groupsClaim];
+  const raw = claimAt(payload, groupsClaim);
   const groups = Array.isArray(raw) ? raw.filter((g): g is string => typeof g === 'string') : typeof raw === 'string' ? [raw] : [];
   // Claims reach SQL (group names, audit columns, token ids), where PostgreSQL refuses a NUL and SQLite
   // does not: such a token is refused alike on both.
@@ -152,6 +153,23 @@ export function callerFromClaims(
     // jose has checked that exp, when present, is a number.
     token: { kind, trackedId, expiresAt: typeof payload.exp === 'number' ? new Date(payload.exp * 1000) : undefined },
   };
+}
+
+/**
+ * The value of a claim named by `path`: the claim of that very name (a namespaced claim such as
+ * `https://example.com/groups` holds dots), else, a dot at a time, one nested in an object claim:
+ * Keycloak's `realm_access.roles`, `resource_access.<client>.roles` (a client id may hold dots too).
+ */
+export function claimAt(claims: Readonly<Record<string, unknown>>, path: string): unknown {
+  if (Object.hasOwn(claims, path)) return claims[path];
+  for (let dot = path.indexOf('.'); dot > 0; dot = path.indexOf('.', dot + 1)) {
+    const head = path.slice(0, dot);
+    const nested = Object.hasOwn(claims, head) ? claims[head] : undefined;
+    if (typeof nested !== 'object' || nested === null || Array.isArray(nested)) continue;
+    const found = claimAt(nested as Record<string, unknown>, path.slice(dot + 1));
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** Whether a token, read without verifying it, claims to be a state credential (it is then verified as one). */

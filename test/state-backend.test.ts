@@ -376,7 +376,15 @@ describeEachStore('the Terraform http state backend', { env: { STRATUM_STATE_MAX
       const latest = (await historyOf(workspace)).at(-1);
       assert.ok(latest !== undefined);
       assert.equal(latest.attributes.jobReference, job);
-      assert.equal(latest.attributes.createdBy, `job:${job}`);
+      // The version names whoever started the job, as Terrakube's States tab shows it; the trail names the job's credential.
+      const started = await context.server.get(`/api/v1/organization/${organization}/job/${job}`);
+      assert.equal(latest.attributes.createdBy, started.body.data.attributes.createdBy);
+      assert.notEqual(latest.attributes.createdBy, `job:${job}`);
+      const [change] = await context.server.query(
+        `select actor_subject, actor_kind from record_change where record_type = 'history' and record_id = $1`,
+        [latest.id],
+      );
+      assert.deepEqual(change, { actor_subject: `job:${job}`, actor_kind: 'stateCredential' });
       const other = await createWorkspace(context.server, organization, { globalRemoteState: false });
       assertError(await send('GET', `${base(other)}/state`, undefined, basic(credential)), 403);
       assert.equal((await context.server.get(`/api/v1/organization/${organization}`, { token: credential })).status, 401);

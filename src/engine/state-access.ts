@@ -23,6 +23,7 @@ export type StateAccess = { kind: 'caller' } | { kind: 'credential'; organizatio
 export interface StateResources {
   workspace: ResourceDeclaration;
   history: ResourceDeclaration;
+  job: ResourceDeclaration;
   capability: string;
 }
 
@@ -30,16 +31,22 @@ export function stateResources(scope: Scope, names: StateRecords): StateResource
   const { registry } = scope.engine;
   const workspace = registry.get(names.workspace);
   const history = registry.get(names.history);
-  if (workspace === undefined || history === undefined) throw new Error('the state records are not declared');
-  return { workspace, history, capability: names.capability };
+  const job = registry.get(names.job);
+  if (workspace === undefined || history === undefined || job === undefined) throw new Error('the state records are not declared');
+  return { workspace, history, job, capability: names.capability };
 }
 
 /** The workspace a state request names, once its caller is known to hold the state capability there. */
 export interface AuthorizedWorkspace {
   row: Row;
-  /** Who the audit columns name, and what a written state's jobReference says. */
+  /** Who holds the locks it takes (a job's credential: the job), and what a written state's jobReference says. */
   writer: string;
   jobReference: string | null;
+  /**
+   * Who a written state's audit columns name: the caller, or for a job's credential whoever started
+   * the job (a person, a schedule, a token), as Terrakube's States tab shows. Undefined on a read.
+   */
+  author: string | undefined;
   /** Whether the access is a job's credential, which may not force-unlock or roll back. */
   credential: boolean;
 }
@@ -69,7 +76,10 @@ export async function authorizeState(
           ? 'This state credential was issued for another workspace, and this one does not share its state with it (globalRemoteState, sharedIds).'
           : 'This state credential was issued for another workspace; it changes that workspace state alone.',
       });
-    return { row, writer: jobHolder(access.jobReference), jobReference: access.jobReference, credential: true };
+    const writer = jobHolder(access.jobReference);
+    // Read only to name the version: the credential reaches nothing more of the job than before.
+    const author = reading ? undefined : ((await jobStarter(scope, resources.job, access)) ?? writer);
+    return { row, writer, jobReference: access.jobReference, author, credential: true };
   }
   const tenant = registry.tenant;
   const row = await locateRecord(scope, {
@@ -81,7 +91,23 @@ export async function authorizeState(
     throw forbidden(
       `Reading or changing this workspace's state needs the ${capability} permission, from a team of the organization or a grant on the workspace or its project.`,
     );
-  return { row, writer: auditName(scope.caller), jobReference: null, credential: false };
+  const writer = auditName(scope.caller);
+  return { row, writer, jobReference: null, author: writer, credential: false };
+}
+
+/** Who started the credential's job, as its audit columns say: a job of that workspace only. */
+async function jobStarter(
+  scope: Scope,
+  job: ResourceDeclaration,
+  access: { workspaceId: string; jobReference: string },
+): Promise<string | undefined> {
+  const row = await scope.db
+    .selectFrom(job.table)
+    .select('created_by')
+    .where('id', '=', access.jobReference)
+    .where('workspace_id', '=', access.workspaceId)
+    .executeTakeFirst();
+  return typeof row?.created_by === 'string' && row.created_by !== '' ? row.created_by : undefined;
 }
 
 /**

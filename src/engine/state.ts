@@ -226,7 +226,7 @@ export class WorkspaceState {
       serial: fields.serial,
       md5: fields.md5,
       lineage: fields.lineage,
-      ...auditColumns(workspace.writer, new Date().toISOString(), 'create'),
+      ...auditColumns(workspace.author ?? workspace.writer, new Date().toISOString(), 'create'),
     };
     await tx.db.insertInto(history.table).values(row).execute();
     // The history record's change stands for the version: its text, sealed, never reaches the trail.

@@ -42,6 +42,8 @@ export interface RegistryRecords {
 export interface StateRecords {
   workspace: string;
   history: string;
+  /** The jobs whose credentials write state: a version a job wrote names who started the job. */
+  job: string;
   /** The capability that lets a caller read, write, lock and roll back a workspace's state. */
   capability: string;
 }

@@ -26,4 +26,4 @@ export const history = defineResource({
 });
 
 /** What the state backend reads and writes. */
-export const stateRecords: StateRecords = { workspace: 'workspace', history: 'history', capability: 'manageState' };
+export const stateRecords: StateRecords = { workspace: 'workspace', history: 'history', job: 'job', capability: 'manageState' };

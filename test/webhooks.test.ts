@@ -208,6 +208,17 @@ describeEachStore('workspace webhooks', (context) => {
     assert.deepEqual(linkage.body.data, { type: 'webhook', id: webhookId });
     const empty = await createWorkspace(context.server, organization);
     assert.equal((await context.server.get(`${workspacePath(empty)}/relationships/webhook`)).body.data, null);
+    // The related read agrees with the to-one link: the webhook itself, or null; never a list.
+    const related = await context.server.get(`${workspacePath(workspace)}/webhook?include=events`);
+    assert.equal(related.status, 200, related.text);
+    assert.equal(related.body.data.id, webhookId);
+    assert.equal(related.body.data.type, 'webhook');
+    assert.deepEqual(
+      related.body.included.map((record: { type: string }) => record.type),
+      ['webhook_event'],
+    );
+    assert.deepEqual((await context.server.get(`${workspacePath(empty)}/webhook`)).body, { data: null });
+    assertError(await context.server.get(`${workspacePath(workspace)}/webhook?page[size]=5`), 400);
     // The link is the webhook's to make: the workspace's side of it is read-only.
     assertError(await context.server.patch(`${workspacePath(workspace)}/relationships/webhook`, { data: null }), 403);
     // A webhook names the workspace it has (a no-op), and never moves to another.

@@ -35,6 +35,7 @@ export async function handle(session: Session, registry: Registry, route: Route,
   const { resource } = route.mount;
   switch (route.kind) {
     case 'list': {
+      if (route.mount.single === true) return readSingle(session, registry, route, request);
       const query = parseListQuery(request.query, resource, registry);
       const page = await session.list(collectionAt(route.mount, request.params), query.draft);
       return { status: 200, body: pageDocument(page, query.fields, includes(query), query.pageStyle, request.path, request.query) };
@@ -88,6 +89,18 @@ export async function handle(session: Session, registry: Registry, route: Route,
       return { status: 204 };
     }
   }
+}
+
+/** GET of a collection its parent holds at most one record of: that record, or null, as a to-one related read answers. */
+async function readSingle(session: Session, registry: Registry, route: Route, request: JsonApiRequest): Promise<JsonApiResponse> {
+  const query = parseReadQuery(request.query, route.mount.resource, registry);
+  const page = await session.list(collectionAt(route.mount, request.params), {
+    include: query.options.include,
+    page: { limit: { name: 'page[limit]', value: 1 } },
+  });
+  const [row] = page.rows;
+  if (row === undefined) return { status: 200, body: { data: null } };
+  return { status: 200, body: recordDocument({ resource: page.resource, row, included: page.included }, query.fields, includes(query)) };
 }
 
 /** GET `{record}/relationships/{name}`: the linkage of one relationship, a to-one link or a page of to-many ones. */

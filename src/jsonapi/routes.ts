@@ -30,6 +30,11 @@ export interface Mount {
   linked?: { mount: Mount; relationship: string };
   /** Set when the records are those a record's many-to-many relationship lists, under that record's path. */
   listedBy?: { mount: Mount; relationship: ManyToMany };
+  /**
+   * Set when its parent holds at most one of these records (a workspace's webhook), linked as a
+   * to-one: a GET of the collection path answers that record or null, as a to-one related read.
+   */
+  single?: true;
 }
 
 export type RouteKind = Operation | 'readRelated' | 'readRelationship' | 'updateRelationship' | 'changeRelationshipMembers';
@@ -67,7 +72,7 @@ export const idParameter = (resource: ResourceDeclaration) => `${resource.type}I
 export function routesOf(registry: Registry): Route[] {
   const routes: Route[] = [];
   const mountAt = (resource: ResourceDeclaration, ancestors: ResourceDeclaration[], base: string, operations: readonly Operation[]) => {
-    const mount: Mount = { resource, ancestors };
+    const mount: Mount = heldOnce(registry, resource, ancestors.at(-1)) ? { resource, ancestors, single: true } : { resource, ancestors };
     const collectionPath = `${base}/${segmentOf(registry, resource, ancestors.at(-1))}`;
     const recordPath = `${collectionPath}/:${idParameter(resource)}`;
     for (const kind of operations) {
@@ -142,6 +147,15 @@ function linkedCollections(
     );
     return link === undefined ? [] : [[name, { listing, link: link[0] }]];
   });
+}
+
+/** Whether the parent's relationship that lists a resource's records holds at most one. */
+function heldOnce(registry: Registry, resource: ResourceDeclaration, parent: ResourceDeclaration | undefined): boolean {
+  const link = registry.parentLink(resource);
+  if (parent === undefined || link === undefined) return false;
+  return Object.values(parent.relationships).some(
+    (r) => r.kind === 'toMany' && r.type === resource.type && r.column === link.column && r.atMostOne === true,
+  );
 }
 
 /**

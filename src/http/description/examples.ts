@@ -76,6 +76,10 @@ export function addExamples(paths: Record<string, PathItem>, sources: ExampleSou
         setExample(operation.responses?.['200'], answerOf(registry.target(route.relationship.link)));
         break;
       case 'list':
+        if (route.mount.single === true) {
+          setExample(operation.responses?.['200'], answerOf(resource));
+          break;
+        }
         setExample(operation.responses?.['200'], {
           data: [resourceObject(resource, sample(resource).output, ids)],
           links: {

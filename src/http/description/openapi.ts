@@ -15,7 +15,10 @@ export function openApiDocument(
   described: { paths: Record<string, Schema>; schemas: Record<string, Schema> }[] = [],
 ): Record<string, unknown> {
   const schemas: Record<string, Schema> = sharedSchemas(registry);
-  for (const resource of registry.all()) Object.assign(schemas, resourceSchemas(resource));
+  for (const resource of registry.all()) {
+    const listed = routes.some((route) => route.kind === 'list' && route.mount.resource === resource && route.mount.single !== true);
+    Object.assign(schemas, resourceSchemas(resource, listed));
+  }
   for (const extra of described) Object.assign(schemas, extra.schemas);
   const paths: Record<string, Record<string, unknown>> = {};
   const operationIds = new Set<string>();

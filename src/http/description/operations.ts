@@ -130,6 +130,20 @@ export function describeRoute(route: Route): { operationId: string } & Record<st
   };
   switch (route.kind) {
     case 'list':
+      if (route.mount.single === true)
+        return {
+          operationId: `read_${route.mount.ancestors.at(-1)?.type ?? 'parent'}_${type}`,
+          summary: `Read the ${type} its parent holds (at most one, linked as a to-one)`,
+          parameters: include,
+          responses: {
+            '200': answer('The record, or data null when there is none.', {
+              type: 'object',
+              required: ['data'],
+              properties: { data: { oneOf: [schemaRef(`${type}Resource`), { type: 'null' }] }, included: schemaRef('Included') },
+            }),
+            ...errorResponses([400, 401, 404, 406, 415, 503]),
+          },
+        };
       return {
         operationId: `list_${type}`,
         summary: `List ${type} records`,

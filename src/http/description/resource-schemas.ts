@@ -137,8 +137,11 @@ export function idSchema(resource: ResourceDeclaration): Schema {
   return resource.sequenceIds === true ? { type: 'string', pattern: '^[1-9][0-9]{0,15}$' } : { type: 'string', format: 'uuid' };
 }
 
-/** The schemas of one resource: its resource object as answered, its documents, and what creates and updates send. */
-export function resourceSchemas(resource: ResourceDeclaration): Record<string, Schema> {
+/**
+ * The schemas of one resource: its resource object as answered, its documents (a page of them when
+ * some path lists them), and what creates and updates send.
+ */
+export function resourceSchemas(resource: ResourceDeclaration, listed: boolean): Record<string, Schema> {
   const name = resource.type;
   const requiredAttributes = Object.entries(resource.attributes)
     .filter(([, a]) => isRequired(a))
@@ -173,16 +176,20 @@ export function resourceSchemas(resource: ResourceDeclaration): Record<string, S
       required: ['data'],
       properties: { data: schemaRef(`${name}Resource`), included: schemaRef('Included') },
     },
-    [`${name}ListDocument`]: {
-      type: 'object',
-      required: ['data', 'links'],
-      properties: {
-        data: { type: 'array', items: schemaRef(`${name}Resource`) },
-        included: schemaRef('Included'),
-        meta: schemaRef('PageMeta'),
-        links: schemaRef('PageLinks'),
-      },
-    },
+    ...(listed
+      ? {
+          [`${name}ListDocument`]: {
+            type: 'object',
+            required: ['data', 'links'],
+            properties: {
+              data: { type: 'array', items: schemaRef(`${name}Resource`) },
+              included: schemaRef('Included'),
+              meta: schemaRef('PageMeta'),
+              links: schemaRef('PageLinks'),
+            },
+          },
+        }
+      : {}),
   };
 }
 

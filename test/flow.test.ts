@@ -158,6 +158,8 @@ describe('template flows', () => {
       encode('steps:\n  - type: terraformPlan'),
       encode('just text'),
       encode('flow: []'),
+      encode('flow: '),
+      encode('flow:\n'),
       encode('flow:\n  - type: terraformPlan\n    step: 100\n  - type: terraformApply\n    step: 200'),
       encode('flow:\n  - type: terraformDestroy\n    step: 1\n    onFailure: [{script: x}]'),
     ])

@@ -39,7 +39,7 @@ export function flowFaultAtSave(tcl: string): FlowFault | undefined {
   if (text === undefined || !/^flow[ \t]*:/m.test(text)) return undefined;
   const parsed = parseFlow(text);
   if ('fault' in parsed) return parsed.fault;
-  // An empty flow is a placeholder clients save (and Terrakube stores): it runs nothing, and its jobs say so.
+  // An empty flow (`flow:`, `flow: []`) is a placeholder clients save, and Terrakube stores: it runs nothing, and its jobs say so.
   if (isEmptyFlow(parsed.value)) return undefined;
   const checked = stepsFault(parsed);
   return 'steps' in checked ? undefined : checked;
@@ -91,14 +91,11 @@ function lineOf({ document, lines }: { document: Document; lines: LineCounter },
   return offset === undefined ? undefined : lines.linePos(offset).line;
 }
 
+/** A flow that lists nothing (`flow:`, `flow: []`): a placeholder, which runs nothing. */
 function isEmptyFlow(value: unknown): boolean {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    Object.keys(value).length === 1 &&
-    Array.isArray((value as { flow?: unknown }).flow) &&
-    (value as { flow: unknown[] }).flow.length === 0
-  );
+  if (typeof value !== 'object' || value === null || Object.keys(value).length !== 1) return false;
+  const { flow } = value as { flow?: unknown };
+  return flow === null || (Array.isArray(flow) && flow.length === 0);
 }
 
 /** Standard base64, padded or not; undefined for anything else (Buffer.from would skip bad characters). */

@@ -80,8 +80,8 @@ export class OidcVerifier {
    */
   private checkGroupsClaim(payload: Readonly<Record<string, unknown>>): void {
     const claim = this.settings.groupsClaim;
-    const overage = claimAt(payload, '_claim_names');
-    if (!this.overageSeen && typeof overage === 'object' && overage !== null && Object.hasOwn(overage, claim)) {
+    const overage = this.overageSeen ? undefined : claimAt(payload, '_claim_names');
+    if (typeof overage === 'object' && overage !== null && Object.hasOwn(overage, claim)) {
       this.overageSeen = true;
       this.warn(
         `a token from ${this.settings.issuer} carries Entra ID's group overage for "${claim}" (more groups than a token holds) instead of its groups; Stratum does not ask Microsoft Graph for them, so that person has no groups here: assign the groups to the application ("Groups assigned to the application") so that the token holds them`,

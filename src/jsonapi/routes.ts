@@ -149,13 +149,22 @@ function linkedCollections(
   });
 }
 
+/** The parent's to-many relationship that lists a resource's records, by name; undefined at the root or when it lists none. */
+function parentListing(
+  registry: Registry,
+  resource: ResourceDeclaration,
+  parent: ResourceDeclaration | undefined,
+): [string, ToMany] | undefined {
+  const link = registry.parentLink(resource);
+  if (parent === undefined || link === undefined) return undefined;
+  for (const [name, r] of Object.entries(parent.relationships))
+    if (r.kind === 'toMany' && r.type === resource.type && r.column === link.column) return [name, r];
+  return undefined;
+}
+
 /** Whether the parent's relationship that lists a resource's records holds at most one. */
 function heldOnce(registry: Registry, resource: ResourceDeclaration, parent: ResourceDeclaration | undefined): boolean {
-  const link = registry.parentLink(resource);
-  if (parent === undefined || link === undefined) return false;
-  return Object.values(parent.relationships).some(
-    (r) => r.kind === 'toMany' && r.type === resource.type && r.column === link.column && r.atMostOne === true,
-  );
+  return parentListing(registry, resource, parent)?.[1].atMostOne === true;
 }
 
 /**
@@ -164,12 +173,7 @@ function heldOnce(registry: Registry, resource: ResourceDeclaration, parent: Res
  * `workspacetag` records); its type at the root, or when the parent does not list it.
  */
 function segmentOf(registry: Registry, resource: ResourceDeclaration, parent: ResourceDeclaration | undefined): string {
-  const link = registry.parentLink(resource);
-  if (parent === undefined || link === undefined) return resource.type;
-  const listing = Object.entries(parent.relationships).find(
-    ([, r]) => r.kind === 'toMany' && r.type === resource.type && r.column === link.column,
-  );
-  return listing?.[0] ?? resource.type;
+  return parentListing(registry, resource, parent)?.[0] ?? resource.type;
 }
 
 type Params = Readonly<Record<string, string | undefined>>;

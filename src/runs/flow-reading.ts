@@ -1,5 +1,5 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
-import { FlowProblem, flowSteps, refusedField, type FlowReading, type FlowStep } from './flow.js';
+import { FlowProblem, flowSteps, isRecord, refusedField, type FlowReading, type FlowStep } from './flow.js';
 
 /**
  * A template's `tcl` read as Terrakube reads it at job time: standard base64 of a YAML document
@@ -93,9 +93,8 @@ function lineOf({ document, lines }: { document: Document; lines: LineCounter },
 
 /** A flow that lists nothing (`flow:`, `flow: []`): a placeholder, which runs nothing. */
 function isEmptyFlow(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null || Object.keys(value).length !== 1) return false;
-  const { flow } = value as { flow?: unknown };
-  return flow === null || (Array.isArray(flow) && flow.length === 0);
+  if (!isRecord(value) || Object.keys(value).length !== 1) return false;
+  return value.flow === null || (Array.isArray(value.flow) && value.flow.length === 0);
 }
 
 /** Standard base64, padded or not; undefined for anything else (Buffer.from would skip bad characters). */

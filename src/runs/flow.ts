@@ -233,7 +233,8 @@ function scheduleList(value: unknown, where: string): FlowSchedule[] {
   });
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function record(value: unknown, where: string): Record<string, unknown> {
   if (!isRecord(value)) throw new FlowProblem(`${where} must be a mapping of keys to values.`);

@@ -69,8 +69,11 @@ export async function changeJobStatus(context: WriteContext, records: JobRecords
   });
 }
 
-/** A step's log, kept by the service for the one step it writes itself: the step that says why a job could not start. */
-const startLogs: KeptTable = { table: 'step_log', type: 'stepLog', key: 'step_id', shown: { text: 'text' } };
+/**
+ * Steps' logs: kept by the service for the one step it writes itself (the step that says why a job
+ * could not start), and by the run store for every step an executor runs.
+ */
+export const stepLogs: KeptTable = { table: 'step_log', type: 'stepLog', key: 'step_id', shown: { text: 'text' } };
 
 /**
  * Starts a job just created (by "Run now", a schedule, and every intake after them): its template's
@@ -88,7 +91,7 @@ export async function startJob(context: WriteContext, records: JobRecords, job: 
     const stepId = await context.insert(records.step, jobId, { stepNumber: 0, name: 'Read the template', status: status.failed });
     await context.set(records.step, stepId, { output: stepOutputPath(String(job.organization_id), jobId, stepId) });
     const text = `The job could not start: ${reading.problem}\n`;
-    await context.keep(startLogs, { step_id: stepId, text, trimmed: 0, finished: 1, updated_date: new Date().toISOString() });
+    await context.keep(stepLogs, { step_id: stepId, text, trimmed: 0, finished: 1, updated_date: new Date().toISOString() });
     await changeJobStatus(context, records, { job, by: 'start', to: status.failed, reason: reading.problem });
     return;
   }

@@ -2,12 +2,12 @@ import type { Kysely } from 'kysely';
 import type { ServiceWork } from '../engine/index.js';
 import { columnOf, type ResourceDeclaration, type Row, type SecretReader } from '../model/index.js';
 import type { Database } from '../store/database.js';
-import { jobFlows } from './job-changes.js';
+import { jobFlows, stepLogs } from './job-changes.js';
 import type { RunRecords } from './run-records.js';
 import type { VariableLayers } from './run-variables.js';
 import { readVariableLayers } from './variable-layers.js';
 
-const logTable = 'step_log';
+const logTable = stepLogs.table;
 const planTable = 'job_plan';
 
 /** What a run starts from, secrets opened: only the executor reads this, and never answers with it. */
